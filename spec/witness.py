@@ -1,0 +1,65 @@
+"""Witnesses: the objects whose existence the definitions ask for.
+
+* ``sc`` (section 2.2): one sequential, legal history ``S`` equivalent to ``H``
+  (``sequence``).
+* ``cc`` (section 2.3): a read-from map (hence the causal order ``~>H``) and, for each
+  process ``p_i``, a sequential legal history ``S_i`` of ``H|(p_i + W)`` respecting
+  ``~>H`` (``read_from``, ``views``).
+* ``fisheye`` / ``fisheye-2014`` (section 3.2): as ``cc``, plus the star order
+  ``*~>H,G`` (``star``), and each ``S_i`` respects the star order instead.
+
+The star order is given by the pairs that *extend* ``~>H``: the order is the
+transitive closure of ``~>H ∪ star``.  The definition asks for some partial order
+containing ``~>H``; the closure of ``~>H ∪ star`` is one exactly when it is acyclic,
+which the validator checks, so nothing is lost by this representation.
+
+Operations are referred to by uid in Python and by ``[process, index]`` in JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .history import History
+
+
+@dataclass(frozen=True)
+class Witness:
+    read_from: Mapping[int, int | None] = field(default_factory=dict)
+    star: tuple[tuple[int, int], ...] = ()
+    views: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    sequence: tuple[int, ...] | None = None
+
+    def to_json(self, history: History) -> dict[str, Any]:
+        ops = history.ops
+        out: dict[str, Any] = {}
+        if self.sequence is not None:
+            out["serialization"] = [ops[u].ref() for u in self.sequence]
+        if self.read_from:
+            out["read_from"] = [[ops[r].ref(), None if w is None else ops[w].ref()]
+                                for r, w in sorted(self.read_from.items())]
+        if self.star:
+            out["star"] = [[ops[a].ref(), ops[b].ref()] for a, b in self.star]
+        if self.views:
+            out["views"] = {p: [ops[u].ref() for u in seq] for p, seq in self.views.items()}
+        return out
+
+    @staticmethod
+    def from_json(history: History, obj: Mapping[str, Any]) -> Witness:
+        index = history.index_of_ref()
+
+        def uid(ref: Any) -> int:
+            try:
+                return index[(ref[0], int(ref[1]))].uid
+            except (KeyError, TypeError, IndexError, ValueError):
+                raise ValueError(f"witness names unknown operation {ref!r}") from None
+
+        seq = obj.get("serialization")
+        return Witness(
+            read_from={uid(r): (None if w is None else uid(w)) for r, w in obj.get("read_from", [])},
+            star=tuple((uid(a), uid(b)) for a, b in obj.get("star", [])),
+            views={p: tuple(uid(x) for x in s) for p, s in obj.get("views", {}).items()},
+            sequence=None if seq is None else tuple(uid(x) for x in seq),
+        )
