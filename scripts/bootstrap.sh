@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Create (or refresh) the project's virtual environment in .venv and install fisheye into it,
+# editable, with the extras for tests, lint and Spark.  Idempotent and quiet when up to date:
+# it reinstalls only when pyproject.toml changed since the last install.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3.11}
+command -v "$PY" >/dev/null 2>&1 || PY=python3
+if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; then
+  echo "fisheye needs Python 3.11 or newer ($PY is $("$PY" --version 2>&1))" >&2
+  exit 2
+fi
+if [ ! -x .venv/bin/python ]; then
+  echo "setting up .venv (first run: installs z3-solver, pyspark, ... once)" >&2
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.fisheye-installed
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip >&2
+  .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]" >&2
+  echo "$want" > "$stamp"
+fi
