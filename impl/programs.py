@@ -1,0 +1,212 @@
+"""Programs run by Algorithm 2, the paper's scenarios, and random programs and graphs.
+
+A program gives each process a list of operations (issue 4, item 4):
+
+* ``Write(X, v)``: ``X.write(v)`` (Algorithm 2, lines 1-5);
+* ``Read(X, name)``: ``X.read()`` (lines 6-8); a *named* read's value is an outcome of
+  the run; ``expect`` is the value a figure shows for it (fig6's plain reads);
+* ``Await(X, v)``: the ``repeat c <- X until c = v`` loops of Figure 3, enabled only
+  when the local copy of X holds v; only the read that ends the wait is recorded
+  (notes item 8).
+
+Scenarios: ``paris-berlin-newyork`` (Figure 3, paper graph paris-berlin, named reads
+``a`` and ``b``) and ``fig6`` (Figure 6, paper graph p-q and r-s, named reads ``x`` and
+``y`` for ``x?`` and ``y?``; the other reads carry Figure 6's values as ``expect``).
+
+Randomness lives here only in the generators, which take an explicit ``random.Random``.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from itertools import combinations
+
+from fisheye.spec.history import Value
+
+
+@dataclass(frozen=True)
+class Write:
+    register: str
+    value: Value
+
+    def __str__(self) -> str:
+        return f"write({self.register},{self.value})"
+
+
+@dataclass(frozen=True)
+class Read:
+    register: str
+    name: str | None = None
+    expect: Value | None = None  # the figure's value (None: no expectation)
+
+    def __str__(self) -> str:
+        s = f"read({self.register})"
+        if self.name:
+            s = f"{self.name}={s}"
+        if self.expect is not None:
+            s += f"->{self.expect}"
+        return s
+
+
+@dataclass(frozen=True)
+class Await:
+    register: str
+    value: Value
+
+    def __str__(self) -> str:
+        return f"await {self.register}=={self.value}"
+
+
+Operation = Write | Read | Await
+
+
+@dataclass(frozen=True)
+class Program:
+    processes: tuple[str, ...]
+    ops: tuple[tuple[Operation, ...], ...]  # ops[i]: the program of processes[i]
+    initial: tuple[tuple[str, Value], ...] = ()
+
+    def __post_init__(self) -> None:
+        if len(self.ops) != len(self.processes):
+            raise ValueError("one operation list per process")
+        if len(set(self.processes)) != len(self.processes):
+            raise ValueError("process names must be distinct")
+        names = [o.name for p in self.ops for o in p if isinstance(o, Read) and o.name]
+        if len(set(names)) != len(names):
+            raise ValueError("read names must be distinct")
+
+    @staticmethod
+    def of(programs: Mapping[str, Iterable[Operation]], initial: Mapping[str, Value] | None = None
+           ) -> Program:
+        return Program(tuple(programs), tuple(tuple(v) for v in programs.values()),
+                       tuple(sorted((initial or {}).items())))
+
+    @property
+    def registers(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {r: None for r, _ in self.initial}
+        for p in self.ops:
+            for o in p:
+                seen.setdefault(o.register, None)
+        return tuple(sorted(seen))
+
+    @property
+    def read_names(self) -> tuple[str, ...]:
+        """Named reads, in process then program order."""
+        return tuple(o.name for p in self.ops for o in p if isinstance(o, Read) and o.name)
+
+    def __str__(self) -> str:
+        return "; ".join(f"{p}: " + ", ".join(str(o) for o in ops)
+                         for p, ops in zip(self.processes, self.ops, strict=True))
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    program: Program
+    paper_edges: tuple[tuple[str, str], ...]
+    description: str
+
+
+PARIS_BERLIN_NEWYORK = Scenario(
+    "paris-berlin-newyork",
+    Program.of({
+        "paris": [Write("X", 1), Write("R", 1), Read("X", "a")],
+        "berlin": [Write("X", 2), Write("S", 1), Read("X", "b")],
+        "new-york": [Await("R", 1), Await("S", 1), Write("X", 3)],
+    }),
+    (("paris", "berlin"),),
+    "Figure 3: paris and berlin write X then a flag, then read X; new-york waits for "
+    "both flags and writes X.",
+)
+
+FIG6 = Scenario(
+    "fig6",
+    Program.of({
+        "p": [Write("X", 2), Write("Y", 4)],
+        "q": [Write("X", 3), Read("Y", expect=4), Read("Y", expect=5)],
+        "r": [Read("X", expect=2), Read("X", expect=3), Write("Y", 5)],
+        "s": [Read("X", expect=3), Read("X", "x"), Read("Y", expect=5), Read("Y", "y")],
+    }),
+    (("p", "q"), ("r", "s")),
+    "Figure 6 / Table 1: four processes, graph p-q and r-s; x? and y? are the named "
+    "reads x and y.",
+)
+
+SCENARIOS: dict[str, Scenario] = {s.name: s for s in (PARIS_BERLIN_NEWYORK, FIG6)}
+SCENARIO_NAMES: tuple[str, ...] = tuple(SCENARIOS)
+
+
+def scenario(name: str) -> Scenario:
+    try:
+        return SCENARIOS[name]
+    except KeyError:
+        raise ValueError(f"unknown scenario {name!r} (expected one of: {', '.join(SCENARIO_NAMES)})"
+                         ) from None
+
+
+# ---- a small text form, handy in tests and on the command line ------------------------------
+_OP = re.compile(r"^(?:(?P<name>\w+)\s*=\s*)?read\((?P<rr>\w+)\)(?:\s*->\s*(?P<exp>-?\w+))?$"
+                 r"|^write\((?P<wr>\w+)\s*,\s*(?P<wv>-?\w+)\)$"
+                 r"|^await\s+(?P<ar>\w+)\s*==\s*(?P<av>-?\w+)$")
+
+
+def _value(text: str) -> Value:
+    return int(text) if re.fullmatch(r"-?\d+", text) else text
+
+
+def parse_program(text: str) -> Program:
+    """``"p0: write(X,1), a=read(Y); p1: await X==1, read(X)"``."""
+    progs: dict[str, list[Operation]] = {}
+    for part in text.split(";"):
+        part = part.strip()
+        if not part:
+            continue
+        if ":" not in part:
+            raise ValueError(f"{part!r}: expected 'process: op, op, ...'")
+        proc, body = part.split(":", 1)
+        ops: list[Operation] = []
+        for raw in re.split(r",(?![^()]*\))", body):  # commas outside parentheses
+            raw = raw.strip()
+            if not raw:
+                continue
+            mt = _OP.match(raw)
+            if not mt:
+                raise ValueError(f"{raw!r} is not write(X,v), [name=]read(X)[->v] or await X==v")
+            if mt["rr"]:
+                ops.append(Read(mt["rr"], mt["name"], _value(mt["exp"]) if mt["exp"] else None))
+            elif mt["wr"]:
+                ops.append(Write(mt["wr"], _value(mt["wv"])))
+            else:
+                ops.append(Await(mt["ar"], _value(mt["av"])))
+        progs[proc.strip()] = ops
+    return Program.of(progs)
+
+
+# ---- random programs and graphs -------------------------------------------------------------
+def random_program(rng: random.Random, n: int, *, max_ops: int = 3, registers: str = "XY",
+                   read_ratio: float = 0.5) -> Program:
+    """A random program for processes ``p0..p{n-1}``: up to ``max_ops`` reads and writes
+    each, written values distinct (1, 2, 3, ... in order of generation), no awaits (a
+    random program never deadlocks)."""
+    counter = 0
+    progs: dict[str, list[Operation]] = {}
+    for i in range(n):
+        ops: list[Operation] = []
+        for _ in range(rng.randint(0, max_ops)):
+            reg = rng.choice(registers)
+            if rng.random() < read_ratio:
+                ops.append(Read(reg))
+            else:
+                counter += 1
+                ops.append(Write(reg, counter))
+        progs[f"p{i}"] = ops
+    return Program.of(progs)
+
+
+def random_edges(rng: random.Random, processes: Iterable[str], p_edge: float = 0.5
+                 ) -> tuple[tuple[str, str], ...]:
+    """A random proximity graph: each possible edge present with probability ``p_edge``."""
+    return tuple(e for e in combinations(tuple(processes), 2) if rng.random() < p_edge)

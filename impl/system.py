@@ -1,0 +1,288 @@
+"""The global system: Algorithm 2 over Algorithm 1 at every process, over an explicit
+network, as a state machine implementing :class:`fisheye.impl.api.System`.
+
+Global state (immutable, hashable, canonical): ``GlobalState(procs, channels)`` where
+``procs[i] = ProcState(toco, reg, log)`` holds p_i's Algorithm 1 variables
+(:class:`~fisheye.impl.toco.TocoState`), Algorithm 2 variables
+(:class:`~fisheye.impl.registers.RegState`) and delivery log (events
+``(0, sender, seq)`` broadcast / ``(1, sender, seq)`` deliver), and ``channels`` the
+messages in transit (:mod:`fisheye.impl.network`).
+
+Steps (:class:`fisheye.impl.api.Step`), listed by :meth:`TocoSystem.enabled` process by
+process (in the order of ``processes``), for each process: ``op`` (its next program
+operation, when enabled: not waiting for its own write, and for an await, the local
+copy holds the value), ``deliver`` (one iteration of the background task, when
+T2 ≠ ∅), then ``recv`` from each source in process order (fifo: the head; unordered:
+every message, named in ``detail``).
+
+A write is one ``op`` step (invocation: Algorithm 2 line 2 = Algorithm 1 lines 1-6);
+it returns when its own message is delivered (Algorithm 2 line 11), which re-enables
+the process's next ``op``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from fisheye.spec import broadcast as bspec
+from fisheye.spec.graph import ProximityGraph, parse_graph_option
+from fisheye.spec.history import DEFAULT_INITIAL, History, Value
+
+from . import network as net
+from . import registers as alg2
+from . import toco as alg1
+from .api import Network, Step
+from .programs import SCENARIOS, Program, Read, Scenario, Write, parse_program, scenario
+from .toco import TOCOBC, Msg, Mutant, TocoConfig, TocoState, Variant
+
+ALGORITHM = "toco"
+B, D = 0, 1  # log event kinds: broadcast, deliver
+
+
+class ProcState(NamedTuple):
+    toco: TocoState
+    reg: alg2.RegState
+    log: tuple[tuple[int, int, int], ...]
+
+
+class GlobalState(NamedTuple):
+    procs: tuple[ProcState, ...]
+    channels: net.Channels
+
+
+@dataclass(frozen=True)
+class SystemInfo:
+    """What identifies a system (for reports and counterexample files)."""
+
+    scenario: str | None
+    algorithm: str
+    variant: Variant
+    mutant: Mutant | None
+    network: Network
+    graph: ProximityGraph
+
+
+class TocoSystem:
+    """Algorithms 1 and 2 for ``program`` on proximity graph ``graph``."""
+
+    def __init__(self, program: Program, graph: ProximityGraph, *, network: Network = Network.FIFO,
+                 variant: Variant = Variant.CORRECTED, mutant: Mutant | None = None,
+                 scenario: str | None = None):
+        if graph.processes != program.processes:
+            graph = ProximityGraph.of(program.processes, graph.edges)
+        self.program = program
+        self.graph = graph
+        self.network = Network(network)
+        self.variant = Variant(variant)
+        self.mutant = mutant
+        self.processes: tuple[str, ...] = program.processes
+        self.info = SystemInfo(scenario, ALGORITHM, self.variant, mutant, self.network, graph)
+        n = self.n = len(program.processes)
+        self._index = {p: i for i, p in enumerate(self.processes)}
+        nb = tuple(tuple(self._index[q] for q in graph.neighbours(p)) for p in self.processes)
+        self._cfgs = tuple(TocoConfig(
+            me=i, n=n, neighbours=nb, variant=self.variant,
+            key=alg1.ts_opposite if (mutant is Mutant.OPPOSITE_TIE_BREAK and i == 0) else alg1.ts_paper,
+            catch_up=mutant is not Mutant.NO_CATCH_UP,
+            use_t1=mutant is not Mutant.NO_T1,
+            use_t2=mutant is not Mutant.NO_T2) for i in range(n))
+        self._wait = mutant is not Mutant.WRITE_RETURNS_EARLY
+        self.registers = program.registers
+        self._reg_index = {r: k for k, r in enumerate(self.registers)}
+        init = dict(program.initial)
+        self._copies0: tuple[Value, ...] = tuple(init.get(r, DEFAULT_INITIAL) for r in self.registers)
+        self._ops = program.ops
+        self._op_steps = tuple(Step("op", p) for p in self.processes)
+        self._deliver_steps = tuple(Step("deliver", p) for p in self.processes)
+        self._recv_steps = tuple(tuple(Step("recv", p, q) for q in self.processes) for p in self.processes)
+
+    # ---- the step API -------------------------------------------------------------------
+    def initial(self) -> GlobalState:
+        ps = ProcState(alg1.initial_state(self.n), alg2.initial_state(self._copies0), ())
+        return GlobalState((ps,) * self.n, net.empty_channels(self.n))
+
+    def enabled(self, state: GlobalState) -> list[Step]:
+        steps: list[Step] = []
+        n, ops, ri, cfgs, network, chans = self.n, self._ops, self._reg_index, self._cfgs, self.network, \
+            state.channels
+        fifo = network is Network.FIFO
+        for i, ps in enumerate(state.procs):
+            if alg2.next_enabled(ops[i], ri, ps.reg):
+                steps.append(self._op_steps[i])
+            if ps.toco.pending and alg1.select(cfgs[i], ps.toco) is not None:
+                steps.append(self._deliver_steps[i])
+            for src in range(n):
+                c = chans[src * n + i]
+                if not c:
+                    continue
+                if fifo:
+                    steps.append(self._recv_steps[i][src])
+                else:
+                    p, q = self.processes[i], self.processes[src]
+                    steps.extend(Step("recv", p, q, net.wire_id(w)) for w in c)
+        return steps
+
+    def apply(self, state: GlobalState, step: Step) -> GlobalState:
+        i = self._index[step.process]
+        procs, chans = state.procs, state.channels
+        ps = procs[i]
+        cfg = self._cfgs[i]
+        if step.kind == "op":
+            if not alg2.next_enabled(self._ops[i], self._reg_index, ps.reg):
+                raise ValueError(f"step {step} is not enabled")
+            reg, payload = alg2.invoke(self._ops[i], self._reg_index, ps.reg, wait=self._wait)
+            toco, log = ps.toco, ps.log
+            if payload is not None:
+                toco, m, sends = alg1.toco_broadcast(cfg, toco, payload)
+                chans = net.send_all(chans, self.n, i, sends, self.network)
+                log = log + ((B, i, m.seq),)
+            ps = ProcState(toco, reg, log)
+        elif step.kind == "deliver":
+            m0 = alg1.select(cfg, ps.toco)
+            if m0 is None:
+                raise ValueError(f"step {step} is not enabled")
+            toco = alg1.deliver(cfg, ps.toco, m0)
+            reg = alg2.on_deliver(self._reg_index, ps.reg, m0.payload, m0.sender == i)
+            ps = ProcState(toco, reg, ps.log + ((D, m0.sender, m0.seq),))
+        elif step.kind == "recv":
+            src = self._index[step.src] if step.src is not None else -1
+            chans, (kind, body) = net.take(chans, self.n, src, i, self.network, step.detail)
+            if kind == TOCOBC:
+                toco, sends = alg1.on_tocobc(cfg, ps.toco, body)
+                chans = net.send_all(chans, self.n, i, sends, self.network)
+            else:
+                toco = alg1.on_catch_up(cfg, ps.toco, src, body)
+            ps = ps._replace(toco=toco)
+        else:
+            raise ValueError(f"unknown step kind {step.kind!r}")
+        return GlobalState(procs[:i] + (ps,) + procs[i + 1:], chans)
+
+    def is_final(self, state: GlobalState) -> bool:
+        return (all(alg2.done(self._ops[i], ps.reg) and not ps.toco.pending
+                    for i, ps in enumerate(state.procs))
+                and not any(state.channels))
+
+    def is_deadlock(self, state: GlobalState) -> bool:
+        return not self.is_final(state) and not self.enabled(state)
+
+    # ---- the recorder ---------------------------------------------------------------------
+    def history(self, state: GlobalState) -> History:
+        """The register history of the run so far (contract section 1, with the graph):
+        the operations invoked so far, reads with the values they returned."""
+        data: dict[str, list[list[Any]]] = {}
+        for p, ops, ps in zip(self.processes, self._ops, state.procs, strict=True):
+            results = iter(ps.reg.results)
+            out: list[list[Any]] = []
+            for op in ops[:ps.reg.pc]:
+                if isinstance(op, Write):
+                    out.append(["w", op.register, op.value])
+                else:
+                    out.append(["r", op.register, next(results)])
+            data[p] = out
+        return History.build(data, processes=self.processes, edges=self.graph.edges,
+                             initial=dict(self.program.initial))
+
+    def delivery_logs(self, state: GlobalState) -> dict[str, tuple[bspec.Event, ...]]:
+        names = self.processes
+        return {names[i]: tuple(bspec.Event(bspec.BROADCAST if k == B else bspec.DELIVER,
+                                            bspec.MsgId(names[s], q)) for k, s, q in ps.log)
+                for i, ps in enumerate(state.procs)}
+
+    def broadcast_violations(self, state: GlobalState, *, complete: bool | None = None
+                             ) -> list[bspec.BroadcastViolation]:
+        """The section 4.1 properties on the run's delivery logs (termination only on
+        a final state, unless ``complete`` says otherwise)."""
+        if complete is None:
+            complete = self.is_final(state)
+        return bspec.check(self.delivery_logs(state), self.graph, complete=complete)
+
+    def outcome(self, state: GlobalState) -> dict[str, Value]:
+        """The values returned by the named reads executed so far."""
+        out: dict[str, Value] = {}
+        for ops, ps in zip(self._ops, state.procs, strict=True):
+            results = iter(ps.reg.results)
+            for op in ops[:ps.reg.pc]:
+                if isinstance(op, Write):
+                    continue
+                v = next(results)
+                if isinstance(op, Read) and op.name:
+                    out[op.name] = v
+        return out
+
+    def matches_expected(self, state: GlobalState) -> bool:
+        """Whether every executed read with a figure value (``Read.expect``) returned it
+        (fig6: the runs whose other reads return the values of Figure 6)."""
+        for ops, ps in zip(self._ops, state.procs, strict=True):
+            results = iter(ps.reg.results)
+            for op in ops[:ps.reg.pc]:
+                if isinstance(op, Write):
+                    continue
+                v = next(results)
+                if isinstance(op, Read) and op.expect is not None and v != op.expect:
+                    return False
+        return True
+
+    def messages(self, state: GlobalState) -> dict[tuple[str, int], Msg]:
+        """Every message broadcast so far, by (sender, seq) (for explanations)."""
+        out: dict[tuple[str, int], Msg] = {}
+        for ps in state.procs:
+            for m in ps.toco.pending:
+                out[(self.processes[m.sender], m.seq)] = m
+        for c in state.channels:
+            for kind, body in c:
+                if kind == TOCOBC:
+                    out[(self.processes[body.sender], body.seq)] = body
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return {"scenario": self.info.scenario, "algorithm": ALGORITHM, "variant": self.variant.value,
+                "mutant": self.mutant.value if self.mutant else None, "network": self.network.value,
+                "graph": self.graph.to_json()}
+
+
+def resolve_program(scenario_or_program: str | Scenario | Program) -> tuple[Program, Scenario | None]:
+    """A scenario (object or name), a program, or a program in text form."""
+    if isinstance(scenario_or_program, Scenario):
+        return scenario_or_program.program, scenario_or_program
+    if isinstance(scenario_or_program, Program):
+        return scenario_or_program, None
+    if scenario_or_program in SCENARIOS:
+        sc = scenario(scenario_or_program)
+        return sc.program, sc
+    if ":" in scenario_or_program:
+        return parse_program(scenario_or_program), None
+    scenario(scenario_or_program)  # raises the "unknown scenario" error
+    raise AssertionError("unreachable")
+
+
+def make_system(scenario_or_program: str | Scenario | Program,
+                graph: str | ProximityGraph | Iterable[tuple[str, str]] | None = None, *,
+                network: str | Network = "fifo", variant: str | Variant = "corrected",
+                mutant: str | Mutant | None = None) -> TocoSystem:
+    """The factory the CLI, the explorer and the tests use.
+
+    ``graph``: a :class:`ProximityGraph`, a list of edges, or the contract's GRAPH text
+    (``paper`` -- the default for a scenario --, ``empty`` -- the default for a bare
+    program --, ``complete``, ``p:q,r:s``)."""
+    program, sc = resolve_program(scenario_or_program)
+    ps = program.processes
+    if graph is None:
+        graph = "paper" if sc is not None else "empty"
+    if isinstance(graph, str):
+        g = parse_graph_option(graph, ps, paper=sc.paper_edges if sc else None)
+    elif isinstance(graph, ProximityGraph):
+        g = graph
+    else:
+        g = ProximityGraph.of(ps, graph)
+    try:
+        net_ = Network(network)
+    except ValueError:
+        raise ValueError(f"unknown network {network!r} (expected fifo or unordered)") from None
+    return TocoSystem(program, g, network=net_, variant=alg1.parse_variant(variant),
+                      mutant=alg1.parse_mutant(mutant), scenario=sc.name if sc else None)
+
+
+def logs_as_json(logs: Mapping[str, Iterable[bspec.Event]]) -> dict[str, list[list[Any]]]:
+    return {p: [[e.kind, e.msg.sender, e.msg.seq] for e in log] for p, log in logs.items()}
