@@ -1,0 +1,560 @@
+"""``fisheye explain``: a minimal violating core and an Elle-style argument (issue 7).
+
+An explanation is DATA first (:meth:`Explanation.to_json`), text second
+(:meth:`Explanation.text`):
+
+1. the *minimal core* (:func:`minimal_core`): a set of operations that still violates
+   the model, while removing any one of them (a write together with the reads it leaves
+   without any possible source) makes the history consistent — greedy deletion with
+   :func:`fisheye.checker.engines.check`, repeated to a fixpoint, then verified;
+2. the operations of the core named ``A, B, C, ...`` ("Let: A = w(X,1) at paris");
+3. the chain of forced orderings on the core (:mod:`fisheye.checker.explain_proof`):
+   facts ``A < B`` in a named order (``~>H``, the star order, a view ``S_p``, the SC
+   serialisation ``S``), each with its reason (process order, read-from, legality,
+   the edge totality of fisheye, a case assumption), ending in a cycle: a contradiction.
+
+:func:`verify` re-derives every fact of an explanation independently of the prover
+(tests run it on every explanation).
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fisheye.spec.causal import candidate_sources
+from fisheye.spec.graph import ProximityGraph
+from fisheye.spec.history import History, Op, format_value
+from fisheye.spec.models import Model
+
+from .explain_proof import Choice, Clause, Fact, Leaf, Lit, Node, Proof, Split, prove
+from .result import Verdict
+
+Decide = Callable[[History], Verdict]
+
+
+class ExplainError(RuntimeError):
+    """No explanation: the history is consistent, or a check was unknown."""
+
+    def __init__(self, message: str, verdict: Verdict):
+        super().__init__(message)
+        self.verdict = verdict
+
+
+def engine_decider(model: Model | str, graph: ProximityGraph, *, engine: str = "auto",
+                   timeout: float | None = None) -> Decide:
+    from .engines import check
+
+    def decide(h: History) -> Verdict:
+        return check(h, model, graph, engine=engine, timeout=timeout).verdict
+    return decide
+
+
+# ---- minimal core -----------------------------------------------------------------------
+
+def sourceless_reads(history: History) -> list[Op]:
+    """Reads whose value no write can supply (none exists, or only later writes of the
+    reader) and that is not the register's initial value: a violation of every model."""
+    return [r for r in history.reads if not candidate_sources(history, r)]
+
+
+def _removal(history: History, keep: set[int], u: int) -> set[int]:
+    """Removing ``u``: a write takes with it the reads it leaves without a source."""
+    rem = {u}
+    op = history.ops[u]
+    if op.is_write:
+        rest = history.restrict(sorted(keep - rem))
+        orig = sorted(keep - rem)
+        for r in sourceless_reads(rest):
+            o = history.ops[orig[r.uid]]
+            if o.register == op.register and o.vkey == op.vkey:
+                rem.add(o.uid)
+    return rem
+
+
+@dataclass(frozen=True)
+class Core:
+    """``uids``: operations of the original history kept; ``history``: the sub-history
+    (operations renumbered); ``minimal``: every single removal was checked consistent."""
+
+    uids: tuple[int, ...]
+    history: History
+    minimal: bool
+    checks: int
+
+
+def minimal_core(history: History, decide: Decide) -> Core:
+    """Greedy deletion to a fixpoint, then a check of 1-minimality (see the module
+    docstring).  ``decide(h)`` is the verdict of the model on ``h``."""
+    checks = 0
+    bad = sourceless_reads(history)
+    if bad:
+        keep = {bad[0].uid}
+    else:
+        keep = set(range(len(history.ops)))
+        if decide(history) is not Verdict.VIOLATION:
+            raise ExplainError("the history is not a violation", decide(history))
+        checks += 1
+        # whole processes first (cheap big steps), then single operations, to a fixpoint
+        for p in history.processes:
+            mine = {op.uid for op in history.ops if op.process == p} & keep
+            rem: set[int] = set()
+            for u in mine:
+                rem |= _removal(history, keep, u) if history.ops[u].is_write else {u}
+            if rem and rem != keep:
+                checks += 1
+                if decide(history.restrict(sorted(keep - rem))) is Verdict.VIOLATION:
+                    keep -= rem
+        changed = True
+        while changed:
+            changed = False
+            for u in sorted(keep, reverse=True):
+                if u not in keep:
+                    continue
+                rem = _removal(history, keep, u)
+                if rem == keep:
+                    continue
+                checks += 1
+                if decide(history.restrict(sorted(keep - rem))) is Verdict.VIOLATION:
+                    keep -= rem
+                    changed = True
+    minimal = True
+    for u in sorted(keep):
+        rem = _removal(history, keep, u)
+        checks += 1
+        if decide(history.restrict(sorted(keep - rem))) is not Verdict.CONSISTENT:
+            minimal = False
+    uids = tuple(sorted(keep))
+    return Core(uids, history.restrict(uids), minimal, checks)
+
+
+# ---- names -----------------------------------------------------------------------------
+
+def op_names(n: int) -> list[str]:
+    letters = string.ascii_uppercase
+    out = []
+    for i in range(n):
+        out.append(letters[i] if i < 26 else letters[i // 26 - 1] + letters[i % 26])
+    return out
+
+
+def ordinal(i: int) -> str:
+    n = i + 1
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def order_name(ctx: str) -> str:
+    if ctx == "hb":
+        return "~>H"
+    if ctx == "star":
+        return "the star order"
+    if ctx == "S":
+        return "S"
+    return f"S_{ctx[2:]}"
+
+
+def op_text(op: Op) -> str:
+    if op.is_write:
+        return f"w({op.register},{format_value(op.value)})"
+    return f"r({op.register})->{format_value(op.value)}"
+
+
+# ---- the explanation ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Explanation:
+    history: History          # the full history explained
+    model: Model
+    graph: ProximityGraph
+    core: Core
+    names: tuple[str, ...]    # name of each operation of the core history (by uid)
+    proof: Proof | None       # None for a read without any source
+    schedule: tuple[Any, ...] = ()
+
+    # ---- helpers ----
+    def n(self, uid: int) -> str:
+        return self.names[uid]
+
+    @property
+    def ops(self) -> tuple[Op, ...]:
+        return self.core.history.ops
+
+    def contradiction_name(self) -> str:
+        """A short name of what the contradiction is about (the cycle's order and the
+        rules it uses)."""
+        if self.proof is None:
+            return "a read without a source"
+        rules: set[str] = set()
+        orders: set[str] = set()
+        for leaf in _leaves(self.proof.root):
+            orders.add(order_name(leaf.ctx))
+            for f in _closure(self.proof.facts, leaf.cycle):
+                rules.add(self.proof.facts[f].rule)
+        return f"cycle in {', '.join(sorted(orders))} ({', '.join(sorted(rules))})"
+
+    # ---- data ----
+    def to_json(self) -> dict[str, Any]:
+        ops = self.ops
+        orig = self.core.uids
+        out: dict[str, Any] = {
+            "model": self.model.value,
+            "graph": self.graph.to_json(),
+            "core": [self.history.ops[u].ref() for u in orig],
+            "core_size": len(orig),
+            "operations_total": len(self.history.ops),
+            "minimal": self.core.minimal,
+            "let": {self.n(op.uid): {"op": op_text(op), "process": op.process,
+                                     "index": self.history.ops[orig[op.uid]].index,
+                                     "kind": op.kind, "register": op.register, "value": op.value}
+                    for op in ops},
+            "contradiction": self.contradiction_name(),
+        }
+        if self.proof is None:
+            r = ops[0]
+            out["proof"] = {"kind": "no-source", "read": self.n(r.uid),
+                            "because": self._no_source_text(r)}
+        else:
+            numbering = self._numbering()
+            out["facts"] = [self._fact_json(self.proof.facts[f], numbering) for f in numbering]
+            out["proof"] = self._node_json(self.proof.root, numbering)
+            out["proof_nodes"] = self.proof.nodes
+        if self.schedule:
+            out["replay"] = [{"step": i + 1, "do": s} for i, s in enumerate(self.schedule)]
+        return out
+
+    def _numbering(self) -> dict[int, int]:
+        assert self.proof is not None
+        order: list[int] = []
+
+        def walk(node: Node) -> None:
+            for f in node.facts:
+                if f not in order:
+                    order.append(f)
+            if isinstance(node.end, Split):
+                for fid, child in node.end.cases:
+                    if fid not in order:
+                        order.append(fid)
+                    walk(child)
+        walk(self.proof.root)
+        return {f: i + 1 for i, f in enumerate(order)}
+
+    def _fact_json(self, f: Fact, numbering: dict[int, int]) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": numbering[f.id], "rule": f.rule, "order": order_name(f.lit.ctx)}
+        if f.lit.a != f.lit.b:
+            out.update({"before": self.n(f.lit.a), "after": self.n(f.lit.b),
+                        "claim": f"{self.n(f.lit.a)} < {self.n(f.lit.b)}"})
+        else:
+            out["claim"] = f"{self.n(f.lit.a)} reads the initial value"
+        out["because"] = self.because(f, numbering)
+        out["premises"] = [numbering[p] for p in f.premises if p in numbering]
+        return out
+
+    def _node_json(self, node: Node, numbering: dict[int, int]) -> dict[str, Any]:
+        out: dict[str, Any] = {"facts": [numbering[f] for f in node.facts]}
+        end = node.end
+        if isinstance(end, Leaf):
+            names = [self.n(self.proof.facts[end.cycle[0]].lit.a)]  # type: ignore[union-attr]
+            names += [self.n(self.proof.facts[f].lit.b) for f in end.cycle]  # type: ignore[union-attr]
+            out["contradiction"] = {"order": order_name(end.ctx), "cycle": names,
+                                    "facts": [numbering[f] for f in end.cycle]}
+        else:
+            out["split"] = {"on": self.split_text(end.on),
+                            "cases": [{"assume": numbering[fid], "proof": self._node_json(c, numbering)}
+                                      for fid, c in end.cases]}
+        return out
+
+    # ---- text ----
+    def lit_text(self, lit: Lit) -> str:
+        rel = "<*" if lit.ctx == "star" else "<"
+        where = "" if lit.ctx in ("star",) else f" in {order_name(lit.ctx)}"
+        return f"{self.n(lit.a)} {rel} {self.n(lit.b)}{where}"
+
+    def path_text(self, path: Sequence[int], numbering: dict[int, int]) -> str:
+        assert self.proof is not None
+        facts = self.proof.facts
+        parts = [self.n(facts[path[0]].lit.a)]
+        for f in path:
+            parts.append(f"< {self.n(facts[f].lit.b)} [{numbering.get(f, '?')}]")
+        return " ".join(parts)
+
+    def _no_source_text(self, r: Op) -> str:
+        return (f"{r.process} reads {format_value(r.value)} from {r.register}, but no write of "
+                f"{format_value(r.value)} to {r.register} can be its source (there is none, or "
+                f"only later writes of {r.process}) and {r.register} starts at "
+                f"{format_value(self.core.history.initial_value(r.register))}")
+
+    def because(self, f: Fact, numbering: dict[int, int]) -> str:
+        ops = self.ops
+        a, b = f.lit.a, f.lit.b
+        where = order_name(f.lit.ctx)
+        refuted = "; ".join(
+            f"{self.n(lit.b)} < {self.n(lit.a)} already holds ({self.path_text(p, numbering)})"
+            for lit, p in f.refuted)
+        if f.rule == "po":
+            return f"{self.n(a)} precedes {self.n(b)} in the process order of {f.info[0]}"
+        if f.rule == "rf":
+            r = ops[b]
+            return (f"{self.n(b)} reads {format_value(r.value)} from {r.register}, and {self.n(a)} "
+                    f"is the only write that can supply it (read-from)")
+        if f.rule == "rf-choice":
+            if f.info[1] is None:
+                return f"suppose {self.n(f.info[0])} reads the initial value of {ops[f.info[0]].register}"
+            return f"suppose {self.n(b)} reads from {self.n(a)}"
+        if f.rule == "source":
+            r = ops[b]
+            return (f"{self.n(b)} returns {format_value(r.value)}, written only by {self.n(a)}, so "
+                    f"{self.n(a)} precedes it in {where} (legality)")
+        if f.rule == "source-choice":
+            if f.info[1] is None:
+                return f"suppose {self.n(f.info[0])} returns the initial value in {where}"
+            return f"suppose the write {self.n(a)} is the one {self.n(b)} returns in {where}"
+        if f.rule == "initial":
+            r = ops[a]
+            return (f"{self.n(a)} returns the initial value of {r.register}, so it precedes every "
+                    f"write of {r.register} in {where}, {self.n(b)} included (legality)")
+        if f.rule == "legality":
+            r, s, w = f.info
+            return (f"{self.n(r)} returns the value of {self.n(s)}, so the other write {self.n(w)} of "
+                    f"{ops[w].register} cannot lie between them in {where}: it precedes {self.n(s)} or "
+                    f"follows {self.n(r)}; and {refuted}")
+        if f.rule == "edge":
+            p, q = f.info
+            what = "operations" if self.model is Model.FISHEYE_2014 else "writes"
+            return (f"{p} and {q} are neighbours in G, so their {what} {self.n(a)} and {self.n(b)} "
+                    f"are ordered in the star order (hence the same way in every view); and {refuted}")
+        if f.rule == "case":
+            return f"suppose {self.lit_text(f.lit)}"
+        return f.rule
+
+    def split_text(self, on: Clause | Choice) -> str:
+        if isinstance(on, Choice):
+            r = self.ops[on.read]
+            srcs = ", ".join("the initial value" if s is None else self.n(s) for s in on.sources)
+            where = "~>H" if on.ctx == "hb" else order_name(on.ctx)
+            return f"{self.n(r.uid)} may read from any of {srcs} (in {where})"
+        lits = " or ".join(self.lit_text(lit) for lit in on.lits)
+        if on.rule == "edge":
+            p, q = on.info
+            return f"{p} and {q} are neighbours in G, so either {lits}"
+        if on.rule == "legality":
+            r, s, w = on.info
+            return (f"{self.n(r)} returns the value of {self.n(s)}, so the other write {self.n(w)} "
+                    f"precedes {self.n(s)} or follows {self.n(r)}: either {lits}")
+        return f"either {lits}"
+
+    def text(self) -> str:
+        lines = [f"The history violates {self.model.value}"
+                 + (f" for the graph {self.graph.describe()}" if self.model.uses_graph else "") + "."]
+        lines.append(f"Minimal core: {len(self.core.uids)} of {len(self.history.ops)} operations"
+                     + ("" if self.core.minimal else " (NOT verified 1-minimal)") + ".")
+        lines.append("Let:")
+        for op in self.ops:
+            o = self.history.ops[self.core.uids[op.uid]]
+            lines.append(f"  {self.n(op.uid)} = {op_text(op)} at {op.process} "
+                         f"({ordinal(o.index)} operation of {op.process})")
+        if self.proof is None:
+            lines.append(f"{self._no_source_text(self.ops[0])}: a contradiction!")
+            return "\n".join(lines)
+        numbering = self._numbering()
+        self._text_node(self.proof.root, numbering, lines, "")
+        return "\n".join(lines)
+
+    def _text_node(self, node: Node, numbering: dict[int, int], lines: list[str], ind: str) -> None:
+        facts = self.proof.facts  # type: ignore[union-attr]
+        for f in node.facts:
+            fact = facts[f]
+            if fact.rule in ("case",):
+                continue
+            why = self.because(fact, numbering)
+            lines.append(f"{ind}[{numbering[f]}] {self.lit_text(fact.lit)}, because {why}.")
+        end = node.end
+        if isinstance(end, Leaf):
+            cyc = end.cycle
+            first = facts[cyc[0]]
+            chain = self.path_text(cyc[1:], numbering) if len(cyc) > 1 else ""
+            lines.append(f"{ind}However, {self.lit_text(first.lit)} [{numbering[cyc[0]]}] while {chain}"
+                         f" in {order_name(end.ctx)}: a contradiction!")
+            return
+        lines.append(f"{ind}Next, {self.split_text(end.on)}.")
+        for k, (fid, child) in enumerate(end.cases):
+            lines.append(f"{ind}Case {k + 1}: [{numbering[fid]}] {self.because(facts[fid], numbering)}.")
+            self._text_node(child, numbering, lines, ind + "  ")
+        lines.append(f"{ind}Every case ends in a contradiction.")
+
+
+def _leaves(node: Node) -> list[Leaf]:
+    if isinstance(node.end, Leaf):
+        return [node.end]
+    out: list[Leaf] = []
+    for _, c in node.end.cases:
+        out += _leaves(c)
+    return out
+
+
+def _closure(facts: dict[int, Fact], ids: Sequence[int]) -> set[int]:
+    out: set[int] = set()
+    stack = list(ids)
+    while stack:
+        f = stack.pop()
+        if f not in out:
+            out.add(f)
+            stack += list(facts[f].premises)
+    return out
+
+
+def explain(history: History, model: Model | str, graph: ProximityGraph | None = None, *,
+            decide: Decide | None = None, schedule: Sequence[Any] = (), budget: int = 20000,
+            engine: str = "auto", timeout: float | None = None) -> Explanation:
+    """Explain why ``history`` violates ``model`` on ``graph``: minimal core, names, proof.
+    Raises :class:`ExplainError` when the history is consistent or the check unknown."""
+    model = Model(model)
+    if graph is None:
+        graph = ProximityGraph(history.processes, history.edges)
+    if decide is None:
+        decide = engine_decider(model, graph, engine=engine, timeout=timeout)
+    if not sourceless_reads(history):
+        verdict = decide(history)
+        if verdict is Verdict.CONSISTENT:
+            raise ExplainError(f"the history is consistent under {model.value}: nothing to explain", verdict)
+        if verdict is Verdict.UNKNOWN:
+            raise ExplainError(f"the check of {model.value} was inconclusive (unknown)", verdict)
+    core = minimal_core(history, decide)
+    names = tuple(op_names(len(core.uids)))
+    proof = None if sourceless_reads(core.history) else prove(core.history, model, graph, budget=budget)
+    return Explanation(history, model, graph, core, names, proof, tuple(schedule))
+
+
+# ---- independent verification ---------------------------------------------------------------
+
+def verify(exp: Explanation) -> list[str]:
+    """Re-derive every fact and contradiction of an explanation from the history and the
+    definitions alone (not from the prover's state).  Returns the problems found."""
+    if exp.proof is None:
+        return [] if sourceless_reads(exp.core.history) else ["no-source claim is false"]
+    h = exp.core.history
+    proof = exp.proof
+    facts = proof.facts
+    parents = proof.parents
+    problems: list[str] = []
+
+    def holds_in(fact_ctx: str, ctx: str) -> bool:
+        """A fact of ``fact_ctx`` is usable in ``ctx`` (same order or an ancestor)."""
+        cur: str | None = ctx
+        while cur is not None:
+            if cur == fact_ctx:
+                return True
+            cur = parents[cur]
+        return False
+
+    def chain_ok(path: Sequence[int], src: int, dst: int, ctx: str, available: set[int]) -> bool:
+        x = src
+        for f in path:
+            fa = facts[f]
+            if f not in available or fa.lit.a != x or not holds_in(fa.lit.ctx, ctx):
+                return False
+            x = fa.lit.b
+        return x == dst
+
+    def below(ctx: str, d: str) -> bool:
+        return holds_in(ctx, d)
+
+    def clause_lits(rule: str, info: tuple, lit: Lit, assumed: set[int]) -> set[Lit] | None:
+        """The literals of the clause instance ``rule(info)`` in ``lit``'s order, if it
+        is one of the definitions' clauses (None otherwise)."""
+        if rule == "legality":
+            r, s, w = info
+            orr, os_, ow = h.ops[r], h.ops[s], h.ops[w]
+            srcs = candidate_sources(h, orr)
+            ok = ((lit.ctx == "S" or lit.ctx == f"S:{orr.process}") and os_.is_write and ow.is_write
+                  and ow.register == orr.register and w != s and s in srcs)
+            if ok and srcs != [s]:  # the source was a case assumption, which must be in force
+                ok = any(facts[x].rule == "source-choice" and facts[x].lit == Lit(lit.ctx, s, r)
+                         for x in assumed)
+            return {Lit(lit.ctx, w, s), Lit(lit.ctx, r, w)} if ok else None
+        if rule == "edge":
+            p, q = info
+            oa, ob = h.ops[lit.a], h.ops[lit.b]
+            every = exp.model is Model.FISHEYE_2014
+            ok = (lit.ctx == "star" and exp.graph.adjacent(p, q) and {oa.process, ob.process} == {p, q}
+                  and (every or (oa.is_write and ob.is_write)))
+            return {Lit("star", lit.a, lit.b), Lit("star", lit.b, lit.a)} if ok else None
+        return None
+
+    def check_fact(f: Fact, available: set[int], assumed: set[int]) -> None:
+        a, b = f.lit.a, f.lit.b
+        oa, ob = h.ops[a], h.ops[b]
+        if f.rule == "po":
+            if not (oa.process == ob.process and oa.index < ob.index and parents[f.lit.ctx] is None):
+                problems.append(f"fact {f.id}: not process order")
+        elif f.rule == "rf":
+            if not (f.lit.ctx == "hb" and ob.is_read and candidate_sources(h, ob) == [a]):
+                problems.append(f"fact {f.id}: not the only source")
+        elif f.rule in ("rf-choice", "source-choice", "case"):
+            if f.id not in assumed:
+                problems.append(f"fact {f.id}: assumption used outside its case")
+            if f.rule != "case" and f.lit.a != f.lit.b and a not in candidate_sources(h, ob):
+                problems.append(f"fact {f.id}: not a possible source")
+        elif f.rule == "source":
+            if not (ob.is_read and f.lit.ctx.startswith("S") and candidate_sources(h, ob) == [a]):
+                problems.append(f"fact {f.id}: not the only source")
+        elif f.rule == "initial":
+            if not (oa.is_read and ob.is_write and ob.register == oa.register
+                    and candidate_sources(h, oa) == [None]):
+                problems.append(f"fact {f.id}: not an initial-value read")
+        elif f.rule in ("legality", "edge"):
+            lits = clause_lits(f.rule, f.info, f.lit, assumed)
+            if lits is None:
+                problems.append(f"fact {f.id}: not a {f.rule} clause")
+                return
+            if f.lit not in lits:
+                problems.append(f"fact {f.id}: literal not in its clause")
+            others = lits - {f.lit}
+            for lit, path in f.refuted:
+                if lit not in others:
+                    problems.append(f"fact {f.id}: refutes a literal outside the clause")
+                    continue
+                ok = any(chain_ok(path, lit.b, lit.a, d, available) for d in parents if below(lit.ctx, d))
+                if not ok:
+                    problems.append(f"fact {f.id}: refutation of {lit} is not a valid chain")
+            if {lit for lit, _ in f.refuted} != others:
+                problems.append(f"fact {f.id}: not every other literal is refuted")
+        else:
+            problems.append(f"fact {f.id}: unknown rule {f.rule}")
+
+    def walk(node: Node, available: set[int], assumed: set[int]) -> None:
+        avail = set(available)
+        for fid in node.facts:
+            check_fact(facts[fid], avail, assumed)
+            avail.add(fid)
+        end = node.end
+        if isinstance(end, Leaf):
+            cyc = end.cycle
+            if not cyc or not chain_ok(cyc, facts[cyc[0]].lit.a, facts[cyc[0]].lit.a, end.ctx, avail):
+                problems.append(f"contradiction in {end.ctx} is not a cycle of stated facts")
+            return
+        on = end.on
+        if isinstance(on, Choice):
+            srcs = candidate_sources(h, h.ops[on.read])
+            if sorted(srcs, key=str) != sorted(on.sources, key=str):
+                problems.append("a source split misses a possible source")
+            got = []
+            for fid, _ in end.cases:
+                fa = facts[fid]
+                got.append(fa.info[1])
+            if sorted(got, key=str) != sorted(srcs, key=str):
+                problems.append("a source split does not cover every source")
+        else:
+            lits = set(on.lits)
+            if {facts[fid].lit for fid, _ in end.cases} != lits:
+                problems.append("a case split does not cover its clause")
+            if clause_lits(on.rule, on.info, on.lits[0], assumed) != lits:
+                problems.append("a case split is not on a clause of the definition")
+        for fid, child in end.cases:
+            check_fact(facts[fid], avail, assumed | {fid})
+            walk(child, avail | {fid}, assumed | {fid})
+
+    walk(proof.root, set(), set())
+    return problems
