@@ -1,0 +1,143 @@
+"""Sequential consistency (section 2.2) for a fixed read-from map: saturation of forced
+orderings, then backtracking on the write orders that remain open.
+
+The sought sequence ``S`` is one total order ``O`` of all operations containing the
+process order and ``w -> r`` for each read ``r`` reading from ``w``.  Forced orderings
+(sound), for a read ``r`` of register ``x`` reading from ``w`` and another write ``w'``
+to ``x``:
+
+* ``w' <O r``  ⇒  ``w' <O w``  (else ``w'`` sits between ``w`` and ``r``);
+* ``w <O w'``  ⇒  ``r <O w'``  (the "from-read" edge);
+* ``r`` reads the initial value: every write to ``x`` follows ``r``.
+
+Leaf (complete): when the writes of every register are totally ordered by ``O`` and
+``O`` is saturated, any topological order of ``O`` is legal (each write to ``x`` before
+``r`` is ``w`` or precedes ``w``).  Otherwise we branch on an unordered pair of writes
+to the same register, both orientations, after a cheap probe that orders every open
+pair as in one topological order.  Memoisation: closures already refuted are skipped.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Mapping
+
+from fisheye.spec.order import ClosedOrder, Cycle
+
+from ..result import Reason
+from .direct_order import Budget, Conflict, Edges, Index, closure, cycle_reasons, order_key, path_reasons
+
+
+def _saturate(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budget
+              ) -> tuple[ClosedOrder, Edges] | Conflict:
+    E: Edges = dict(edges)
+    while True:
+        budget.tick()
+        got = closure(ix, E.keys())
+        if isinstance(got, Cycle):
+            return Conflict(cycle_reasons(ix, E, got))
+        clock = got.clock
+        new: Edges = {}
+        for r, w in rf.items():
+            x = ix.reg[r]
+            c = clock[r]
+            for k in range(ix.P):
+                lst = ix.xw.get((k, x))
+                if not lst:
+                    continue
+                base = ix.base[k]
+                if w is None:
+                    first = base + lst[0]
+                    if ix.idx[first] <= c[k]:
+                        return Conflict(path_reasons(ix, E, first, r) + (Reason(
+                            f"{ix.label(r)} returns the initial value of {x}, but {ix.label(first)} "
+                            f"precedes it, so S cannot be legal", "legality", (first, r)),))
+                    if ix.idx[r] > clock[first][ix.proc_of[r]]:
+                        new[(r, first)] = Reason(
+                            f"{ix.label(r)} < {ix.label(first)} in S: the read returns the initial "
+                            f"value of {x}", "forced", (r, first))
+                    continue
+                # rule 1: the last write to x of k before r must precede w
+                j = bisect_left(lst, c[k] + 1) - 1
+                if j >= 0:
+                    wp = base + lst[j]
+                    if wp != w and ix.idx[wp] > clock[w][k]:
+                        new[(wp, w)] = Reason(
+                            f"{ix.label(wp)} < {ix.label(w)} in S: {ix.label(r)} reads {ix.label(w)} "
+                            f"after {ix.label(wp)}, so {ix.label(wp)} must precede {ix.label(w)}",
+                            "forced", (wp, w))
+                # rule 2: the first write to x of k after w must follow r
+                pw, iw = ix.proc_of[w], ix.idx[w]
+                j = bisect_left(lst, iw, key=lambda i, b=base, pw=pw: clock[b + i][pw])
+                if j < len(lst) and base + lst[j] == w:
+                    j += 1
+                if j < len(lst):
+                    wn = base + lst[j]
+                    if ix.idx[r] > clock[wn][ix.proc_of[r]]:
+                        new[(r, wn)] = Reason(
+                            f"{ix.label(r)} < {ix.label(wn)} in S: {ix.label(r)} reads {ix.label(w)} "
+                            f"and {ix.label(w)} precedes {ix.label(wn)}, so the read must come before "
+                            f"{ix.label(wn)}", "forced", (r, wn))
+        if not new:
+            return got, E
+        E.update(new)
+
+
+def _open_pair(ix: Index, order: ClosedOrder, groups: list[list[int]]) -> tuple[int, int] | None:
+    rank = {u: i for i, u in enumerate(order.topo)}
+    for g in groups:
+        s = sorted(g, key=rank.__getitem__)
+        for a, b in zip(s, s[1:], strict=False):
+            if not ix.precedes(order, a, b):
+                return a, b
+    return None
+
+
+def _chain(ix: Index, order: ClosedOrder, groups: list[list[int]]) -> Edges:
+    rank = {u: i for i, u in enumerate(order.topo)}
+    out: Edges = {}
+    for g in groups:
+        s = sorted(g, key=rank.__getitem__)
+        for a, b in zip(s, s[1:], strict=False):
+            if not ix.precedes(order, a, b):
+                out[(a, b)] = Reason(f"{ix.label(a)} < {ix.label(b)}: probe choice", "choice", (a, b))
+    return out
+
+
+def solve_sc(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budget
+             ) -> tuple[int, ...] | Conflict:
+    """A legal sequence respecting ``edges`` and the process order, or the conflict of
+    the root (the first refutation found, for the certificate)."""
+    groups: dict[str, list[int]] = {}
+    for u in range(ix.n):
+        if ix.is_write[u]:
+            groups.setdefault(ix.reg[u], []).append(u)
+    glist = [g for g in groups.values() if len(g) > 1]
+    refuted: set[bytes] = set()
+
+    def go(E: Edges) -> tuple[int, ...] | Conflict:
+        got = _saturate(ix, E, rf, budget)
+        if isinstance(got, Conflict):
+            return got
+        order, E = got
+        key = order_key(order)
+        if key in refuted:
+            return Conflict(())
+        pair = _open_pair(ix, order, glist)
+        if pair is None:
+            return order.topo
+        probe = _saturate(ix, {**E, **_chain(ix, order, glist)}, rf, budget)
+        if not isinstance(probe, Conflict) and _open_pair(ix, probe[0], glist) is None:
+            return probe[0].topo
+        a, b = pair
+        failed: list[Conflict] = []
+        for x, y in ((a, b), (b, a)):
+            res = go({**E, (x, y): Reason(f"{ix.label(x)} < {ix.label(y)}: search choice", "choice",
+                                          (x, y))})
+            if not isinstance(res, Conflict):
+                return res
+            failed.append(res)
+        refuted.add(key)
+        return next((c for c in failed if c.reasons), Conflict(()))
+
+    return go(dict(edges))

@@ -1,0 +1,170 @@
+"""Fisheye (section 3.2) for a fixed read-from map: search for the star order.
+
+The star order ``*~>H,G`` contains ``~>H``; for every edge ``(p,q)`` of ``G`` it is
+total on ``M_pq``: the writes of ``p`` and ``q`` (2015 definition, ``fisheye``) or all
+their operations (2014 report, ``fisheye-2014``); every view ``S_i`` respects it.
+
+Forced orderings (sound): each view ``i`` is saturated on top of the current star order
+(:mod:`.direct_cc`); if ``a, b ∈ M_pq`` are both in the scope of ``S_i`` and ``a``
+precedes ``b`` in the saturated ``O_i``, every solution orders ``a`` before ``b`` in
+``S_i``, and as the star order is total on ``M_pq`` and respected by ``S_i``, it must
+contain ``a -> b``.  We add such pairs until nothing changes.
+
+Leaf (complete): when every ``M_pq`` is totally ordered and every view saturates
+without a cycle, :func:`.direct_cc.build_view` gives legal views respecting the star
+order.  Otherwise we branch on an unordered pair of some ``M_pq`` (both orientations),
+after a probe that orders all open pairs as in one topological order.  Closures already
+refuted are memoised.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from fisheye.spec.graph import ProximityGraph
+from fisheye.spec.order import ClosedOrder, Cycle
+
+from ..result import Reason
+from .direct_cc import View, check_views
+from .direct_order import Budget, Conflict, Edges, Index, closure, cycle_reasons, order_key
+
+
+@dataclass(frozen=True)
+class StarSolution:
+    star: Edges
+    views: list[View]
+
+
+@dataclass(frozen=True)
+class _Edge:
+    p: int
+    q: int
+    members: tuple[int, ...]  # uids of M_pq
+    # per process k in (p, q) and per viewer "own"/"other": po indices of M_pq ops of k
+    writes: dict[int, list[int]]
+    alls: dict[int, list[int]]
+
+
+def _edges_of(ix: Index, graph: ProximityGraph, all_operations: bool) -> list[_Edge]:
+    pidx = {p: k for k, p in enumerate(ix.procs)}
+    out = []
+    for a, b in graph.edges:
+        p, q = pidx[a], pidx[b]
+        writes = {k: list(ix.wlist[k]) for k in (p, q)}
+        alls = {k: list(range(ix.length[k])) for k in (p, q)}
+        if all_operations:
+            members = tuple(ix.base[k] + i for k in (p, q) for i in alls[k])
+        else:
+            members = tuple(ix.base[k] + i for k in (p, q) for i in writes[k])
+        if len(members) > 1:
+            out.append(_Edge(p, q, members, writes, alls))
+    return out
+
+
+def _forced_star(ix: Index, star: ClosedOrder, views: list[View], edges: list[_Edge],
+                 all_operations: bool) -> Edges:
+    new: Edges = {}
+    for v in views:
+        i = v.process
+        clock = v.order.clock
+        name = f"S_{ix.procs[i]}"
+        for e in edges:
+            lists = {k: (e.alls[k] if (all_operations and k == i) else e.writes[k]) for k in (e.p, e.q)}
+            for k_b in (e.p, e.q):
+                for ib in lists[k_b]:
+                    b = ix.base[k_b] + ib
+                    cb = clock[b]
+                    for k in (e.p, e.q):
+                        if k == k_b:
+                            continue  # process order, already in the star order
+                        lst = lists[k]
+                        j = bisect_right(lst, cb[k]) - 1
+                        if j < 0:
+                            continue
+                        a = ix.base[k] + lst[j]
+                        if ix.idx[a] <= star.clock[b][k] or (a, b) in new:
+                            continue
+                        pq = f"{ix.procs[e.p]}-{ix.procs[e.q]}"
+                        new[(a, b)] = Reason(
+                            f"{ix.label(a)} < {ix.label(b)} in the star order: {name} must order them "
+                            f"so, and the star order is total on the "
+                            f"{'operations' if all_operations else 'writes'} of {ix.procs[e.p]} and "
+                            f"{ix.procs[e.q]} [edge {pq}]", "edge", (a, b))
+    return new
+
+
+def _open_pair(ix: Index, order: ClosedOrder, edges: list[_Edge]) -> tuple[int, int] | None:
+    rank = {u: i for i, u in enumerate(order.topo)}
+    for e in edges:
+        s = sorted(e.members, key=rank.__getitem__)
+        for a, b in zip(s, s[1:], strict=False):
+            if not ix.precedes(order, a, b):
+                return a, b
+    return None
+
+
+def _chain(ix: Index, order: ClosedOrder, edges: list[_Edge]) -> Edges:
+    rank = {u: i for i, u in enumerate(order.topo)}
+    out: Edges = {}
+    for e in edges:
+        s = sorted(e.members, key=rank.__getitem__)
+        for a, b in zip(s, s[1:], strict=False):
+            if not ix.precedes(order, a, b):
+                out[(a, b)] = Reason(f"{ix.label(a)} < {ix.label(b)}: probe choice", "choice", (a, b))
+    return out
+
+
+def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[int, int | None],
+               budget: Budget, *, all_operations: bool, propagate_only: bool = False
+               ) -> StarSolution | Conflict | None:
+    """Search the star order.  ``propagate_only``: saturate the root and stop (``None``
+    when no conflict is found), used to prune partial read-from maps."""
+    edges = _edges_of(ix, graph, all_operations)
+    refuted: set[bytes] = set()
+
+    def saturate(E: Edges) -> tuple[ClosedOrder, Edges, list[View]] | Conflict:
+        E = dict(E)
+        while True:
+            budget.tick()
+            got = closure(ix, E.keys())
+            if isinstance(got, Cycle):
+                return Conflict(cycle_reasons(ix, E, got))
+            views = check_views(ix, E, vs, budget, base=got)
+            if isinstance(views, Conflict):
+                return views
+            new = _forced_star(ix, got, views, edges, all_operations)
+            if not new:
+                return got, E, views
+            E.update(new)
+
+    def go(E: Edges) -> StarSolution | Conflict:
+        got = saturate(E)
+        if isinstance(got, Conflict):
+            return got
+        order, E, views = got
+        key = order_key(order)
+        if key in refuted:
+            return Conflict(())
+        pair = _open_pair(ix, order, edges)
+        if pair is None:
+            return StarSolution(E, views)
+        probe = saturate({**E, **_chain(ix, order, edges)})
+        if not isinstance(probe, Conflict) and _open_pair(ix, probe[0], edges) is None:
+            return StarSolution(probe[1], probe[2])
+        a, b = pair
+        failed: list[Conflict] = []
+        for x, y in ((a, b), (b, a)):
+            res = go({**E, (x, y): Reason(f"{ix.label(x)} < {ix.label(y)}: search choice", "choice",
+                                          (x, y))})
+            if not isinstance(res, Conflict):
+                return res
+            failed.append(res)
+        refuted.add(key)
+        return next((c for c in failed if c.reasons), Conflict(()))
+
+    if propagate_only:
+        got = saturate(dict(hb_edges))
+        return got if isinstance(got, Conflict) else None
+    return go(dict(hb_edges))
