@@ -1,0 +1,175 @@
+"""The exploration report (contract section 4), built from terminal records by every
+engine (local or Spark) in the same way.
+
+Keys of the contract: ``scenario``, ``graph``, ``engine``, ``level``, ``complete``,
+``states``, ``terminal_states`` (distinct final states of complete runs), ``histories``
+(distinct complete histories), ``outcomes``, ``violations``, ``seconds``.  Extra keys:
+``algorithm``, ``variant``, ``network``, ``reduction``, ``model`` and ``model_graph``
+(what complete histories are checked against), ``deadlocks``, ``pruned`` (runs cut by a
+deviating conditioning read; abstraction-level states that are not prefixes of any
+execution of the specification), ``transitions``, ``max_depth``, ``states_per_second``,
+``violations_total``, ``unknown_checks``, ``stopped`` (why a run was cut short).
+
+Every distinct complete history is checked once (verdicts are cached by history) with
+:func:`fisheye.checker.engines.check`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from fisheye.impl.api import Step
+from fisheye.spec.graph import ProximityGraph
+from fisheye.spec.history import History
+from fisheye.spec.models import Model
+
+from .expand import DEADLOCK, FINAL, INFEASIBLE, Context, TerminalRecord, read_names
+
+MAX_LISTED = 50
+
+
+@dataclass
+class _Violation:
+    violates: str
+    kind: str
+    history: History
+    length: int
+    schedule: list[Step]
+    count: int = 1
+
+
+@dataclass
+class ReportBuilder:
+    """Accumulates terminal records; :meth:`build` gives the report dictionary."""
+
+    ctx: Context
+    level: str
+    engine: str = "local"
+    model: Model | None = Model.FISHEYE
+    model_graph: ProximityGraph | None = None     # None: the run's own graph
+    check_engine: str = "auto"
+    check_timeout: float | None = 60.0
+    scenario: str | None = None
+    terminal_states: int = 0
+    deadlocks: int = 0
+    infeasible: int = 0
+    pruned: int = 0
+    unknown_checks: int = 0
+    _histories: set[tuple[Any, ...]] = field(default_factory=set)
+    _outcomes: set[tuple[Any, ...]] = field(default_factory=set)
+    _verdicts: dict[tuple[Any, ...], str] = field(default_factory=dict)
+    _violations: dict[tuple[str, tuple[Any, ...]], _Violation] = field(default_factory=dict)
+
+    @property
+    def graph(self) -> ProximityGraph:
+        return self.ctx.system.graph
+
+    def add_pruned(self, n: int = 1) -> None:
+        self.pruned += n
+
+    def add_terminal(self, rec: TerminalRecord, length: int, schedule: Callable[[], Sequence[Step]]) -> None:
+        """One distinct terminal state, reached by a schedule of ``length`` steps
+        (``schedule()`` builds it, only when needed)."""
+        if rec.kind == INFEASIBLE:
+            self.infeasible += 1
+            return
+        if rec.kind == DEADLOCK:
+            self.deadlocks += 1
+            self._violation("deadlock", "deadlock", rec, length, schedule)
+        for prop in rec.broadcast:
+            self._violation(prop, "broadcast", rec, length, schedule)
+        if rec.kind != FINAL:
+            return
+        self.terminal_states += 1
+        self._histories.add(rec.history_key)
+        if rec.matches:
+            self._outcomes.add(rec.outcome)
+        if self.model is not None:
+            verdict = self._verdict(rec)
+            if verdict == "violation":
+                self._violation(self.model.value, "model", rec, length, schedule)
+
+    def _verdict(self, rec: TerminalRecord) -> str:
+        v = self._verdicts.get(rec.history_key)
+        if v is None:
+            from fisheye.checker.engines import check
+
+            assert self.model is not None
+            res = check(rec.history, self.model, self.model_graph or self.graph, engine=self.check_engine,
+                        timeout=self.check_timeout)
+            v = self._verdicts[rec.history_key] = res.verdict.value
+            if v == "unknown":
+                self.unknown_checks += 1
+        return v
+
+    def _violation(self, violates: str, kind: str, rec: TerminalRecord, length: int,
+                   schedule: Callable[[], Sequence[Step]]) -> None:
+        key = (violates, rec.history_key)
+        old = self._violations.get(key)
+        if old is None:
+            self._violations[key] = _Violation(violates, kind, rec.history, length, list(schedule()))
+        else:
+            old.count += 1
+            if length < old.length:
+                old.length, old.schedule = length, list(schedule())
+
+    @property
+    def violation_count(self) -> int:
+        return len(self._violations)
+
+    def build(self, *, complete: bool, states: int, transitions: int, max_depth: int, seconds: float,
+              stopped: str | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+        system = self.ctx.system
+        names = read_names(system)
+        values = sorted((list(o) for o in self._outcomes), key=_sort_key)
+        vios = sorted(self._violations.values(), key=lambda v: (v.violates, v.length))
+        desc = system.describe() if hasattr(system, "describe") else {}
+        out: dict[str, Any] = {
+            "scenario": self.scenario if self.scenario is not None else desc.get("scenario"),
+            "graph": self.graph.to_json(),
+            "engine": self.engine,
+            "level": self.level,
+            "algorithm": desc.get("algorithm"),
+            "variant": desc.get("variant"),
+            "network": desc.get("network"),
+            "reduction": self.ctx.reduction_kind,
+            "model": self.model.value if self.model is not None else None,
+            "model_graph": (self.model_graph or self.graph).to_json(),
+            "complete": complete,
+            "states": states,
+            "terminal_states": self.terminal_states,
+            "histories": len(self._histories),
+            "deadlocks": self.deadlocks,
+            "pruned": {"deviating_reads": self.pruned, "infeasible": self.infeasible},
+            "transitions": transitions,
+            "max_depth": max_depth,
+            "outcomes": {"reads": list(names), "values": values},
+            "violations": [{"violates": v.violates, "kind": v.kind, "runs": v.count, "length": v.length,
+                            "schedule": [s.to_json() for s in v.schedule], "history": v.history.to_json()}
+                           for v in vios[:MAX_LISTED]],
+            "violations_total": len(vios),
+            "unknown_checks": self.unknown_checks,
+            "seconds": round(seconds, 3),
+            "states_per_second": round(states / seconds) if seconds > 0 else None,
+        }
+        if stopped:
+            out["stopped"] = stopped
+        if extra:
+            out.update(extra)
+        return out
+
+
+def _sort_key(values: list[Any]) -> tuple[Any, ...]:
+    return tuple((v is None, type(v).__name__, v if v is not None else 0) for v in values)
+
+
+def exit_status(report: dict[str, Any]) -> int:
+    """Contract section 3: 0 complete and no violation, 1 violations, 3 cut short (or a
+    check that could not decide) before finding any violation."""
+    if report["violations_total"]:
+        return 1
+    if not report["complete"] or report.get("unknown_checks"):
+        return 3
+    return 0
