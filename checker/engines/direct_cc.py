@@ -46,9 +46,12 @@ class View:
 
 
 def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | None], budget: Budget,
-                  initial: ClosedOrder | None = None) -> View | Conflict:
+                  initial: ClosedOrder | None = None, from_read: bool = False) -> View | Conflict:
     """Saturate ``closure(po ∪ edges)`` with the forced orderings of the view of
-    process ``proc``.  ``initial``, when given, is that closure already computed."""
+    process ``proc``.  ``initial``, when given, is that closure already computed.
+    ``from_read`` adds the (sound, not needed for completeness) rule: a write ``w'`` to
+    the register after ``vs(r)`` must follow ``r``; the star search uses it to force
+    more pairs."""
     E: Edges = dict(edges)
     order = initial
     name = f"S_{ix.procs[proc]}"
@@ -76,21 +79,30 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
                 if not lst:
                     continue
                 j = bisect_right(lst, c[k]) - 1
-                if j < 0:
-                    continue
-                wp = ix.base[k] + lst[j]
-                if wp == w:
-                    continue
-                if w is None:
-                    return Conflict(path_reasons(ix, E, wp, r) + (Reason(
-                        f"{ix.label(r)} returns the initial value of {x}, but {ix.label(wp)} "
-                        f"precedes it, so {name} cannot be legal", "legality", (wp, r)),))
-                if ix.idx[wp] <= clock[w][k]:
-                    continue  # already wp < w
-                new[(wp, w)] = Reason(
-                    f"{ix.label(wp)} < {ix.label(w)} in {name}: {ix.label(r)} reads {ix.label(w)} "
-                    f"after {ix.label(wp)}, so {ix.label(wp)} must precede {ix.label(w)}", "forced",
-                    (wp, w))
+                wp = ix.base[k] + lst[j] if j >= 0 else w
+                if wp != w:
+                    if w is None:
+                        return Conflict(path_reasons(ix, E, wp, r) + (Reason(
+                            f"{ix.label(r)} returns the initial value of {x}, but {ix.label(wp)} "
+                            f"precedes it, so {name} cannot be legal", "legality", (wp, r)),))
+                    if ix.idx[wp] > clock[w][k]:  # not yet wp < w
+                        new[(wp, w)] = Reason(
+                            f"{ix.label(wp)} < {ix.label(w)} in {name}: {ix.label(r)} reads {ix.label(w)} "
+                            f"after {ix.label(wp)}, so {ix.label(wp)} must precede {ix.label(w)}",
+                            "forced", (wp, w))
+                if from_read and w is not None:
+                    # the first write to x of k after w must follow r ("from-read")
+                    base, pw, iw = ix.base[k], ix.proc_of[w], ix.idx[w]
+                    j = bisect_left(lst, iw, key=lambda i, b=base, pw=pw: clock[b + i][pw])
+                    if j < len(lst) and base + lst[j] == w:
+                        j += 1
+                    if j < len(lst):
+                        wn = base + lst[j]
+                        if ix.idx[r] > clock[wn][proc]:
+                            new[(r, wn)] = Reason(
+                                f"{ix.label(r)} < {ix.label(wn)} in {name}: {ix.label(r)} reads "
+                                f"{ix.label(w)}, which precedes {ix.label(wn)}, so the read must come "
+                                f"before {ix.label(wn)}", "forced", (r, wn))
         if not new:
             return View(proc, order, E)
         E.update(new)
@@ -124,7 +136,7 @@ def build_view(ix: Index, view: View) -> tuple[int, ...]:
 
 
 def check_views(ix: Index, edges: Edges, vs: Mapping[int, int | None], budget: Budget,
-                base: ClosedOrder | None = None) -> list[View] | Conflict:
+                base: ClosedOrder | None = None, from_read: bool = False) -> list[View] | Conflict:
     """Saturate the view of every process on top of ``closure(po ∪ edges)``."""
     if base is None:
         budget.tick()
@@ -134,7 +146,7 @@ def check_views(ix: Index, edges: Edges, vs: Mapping[int, int | None], budget: B
         base = got
     views: list[View] = []
     for k in range(ix.P):
-        v = saturate_view(ix, edges, k, vs, budget, initial=base)
+        v = saturate_view(ix, edges, k, vs, budget, initial=base, from_read=from_read)
         if isinstance(v, Conflict):
             return v
         views.append(v)

@@ -177,3 +177,52 @@ def order_key(order: ClosedOrder) -> bytes:
 
     flat = array("q", (x for c in order.clock for x in c))
     return blake2b(flat.tobytes(), digest_size=16).digest()
+
+
+def fair_topo(ix: Index, order: ClosedOrder) -> list[int]:
+    """A topological order of ``order`` that interleaves the processes by progress (the
+    ready operation whose position ``index / length`` in its process is smallest comes
+    first): a guess of real time, used to orient the pairs a search must choose."""
+    import heapq
+
+    P = ix.P
+    # immediate predecessors are enough: u is ready once, for every process k, the
+    # operations of k up to clock[u][k] are placed
+    placed = [0] * P  # number of placed operations of each process
+    heap: list[tuple[float, int, int]] = []
+    waiting: dict[tuple[int, int], list[int]] = {}
+
+    def try_ready(u: int) -> None:
+        c = order.clock[u]
+        k_u = ix.proc_of[u]
+        for k in range(P):
+            need = c[k] + 1 if k != k_u else ix.idx[u]
+            if placed[k] < need:
+                waiting.setdefault((k, need), []).append(u)
+                return
+        heapq.heappush(heap, (ix.idx[u] / ix.length[k_u], k_u, u))
+
+    for k in range(P):
+        if ix.length[k]:
+            try_ready(ix.base[k])
+    out: list[int] = []
+    while heap:
+        _, k, u = heapq.heappop(heap)
+        out.append(u)
+        placed[k] += 1
+        if placed[k] < ix.length[k]:
+            try_ready(u + 1)
+        for v in waiting.pop((k, placed[k]), ()):
+            try_ready(v)
+    return out
+
+
+def conflict_choice(probe: object, default: tuple[int, int]) -> tuple[int, int]:
+    """The pair to branch on after a failed probe: a probe choice on the refuted cycle,
+    reversed (at least one of them must flip), else ``default``.  Any open pair keeps
+    the search complete; this one focuses it on the conflict."""
+    if isinstance(probe, Conflict):
+        for r in probe.reasons:
+            if r.rule == "probe" and len(r.ops) == 2:
+                return r.ops[1], r.ops[0]
+    return default

@@ -25,7 +25,20 @@ from collections.abc import Mapping
 from fisheye.spec.order import ClosedOrder, Cycle
 
 from ..result import Reason
-from .direct_order import Budget, Conflict, Edges, Index, closure, cycle_reasons, order_key, path_reasons
+from .direct_order import (
+    Budget,
+    Conflict,
+    Edges,
+    Index,
+    closure,
+    cycle_reasons,
+    fair_topo,
+    order_key,
+    path_reasons,
+)
+from .direct_order import (
+    conflict_choice as _conflict_choice,
+)
 
 
 def _saturate(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budget
@@ -94,13 +107,13 @@ def _open_pair(ix: Index, order: ClosedOrder, groups: list[list[int]]) -> tuple[
 
 
 def _chain(ix: Index, order: ClosedOrder, groups: list[list[int]]) -> Edges:
-    rank = {u: i for i, u in enumerate(order.topo)}
+    rank = {u: i for i, u in enumerate(fair_topo(ix, order))}
     out: Edges = {}
     for g in groups:
         s = sorted(g, key=rank.__getitem__)
         for a, b in zip(s, s[1:], strict=False):
             if not ix.precedes(order, a, b):
-                out[(a, b)] = Reason(f"{ix.label(a)} < {ix.label(b)}: probe choice", "choice", (a, b))
+                out[(a, b)] = Reason(f"{ix.label(a)} < {ix.label(b)}: probe choice", "probe", (a, b))
     return out
 
 
@@ -129,7 +142,7 @@ def solve_sc(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budg
         probe = _saturate(ix, {**E, **_chain(ix, order, glist)}, rf, budget)
         if not isinstance(probe, Conflict) and _open_pair(ix, probe[0], glist) is None:
             return probe[0].topo
-        a, b = pair
+        a, b = _conflict_choice(probe, pair)
         failed: list[Conflict] = []
         for x, y in ((a, b), (b, a)):
             res = go({**E, (x, y): Reason(f"{ix.label(x)} < {ix.label(y)}: search choice", "choice",

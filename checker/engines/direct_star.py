@@ -28,7 +28,8 @@ from fisheye.spec.order import ClosedOrder, Cycle
 
 from ..result import Reason
 from .direct_cc import View, check_views
-from .direct_order import Budget, Conflict, Edges, Index, closure, cycle_reasons, order_key
+from .direct_order import Budget, Conflict, Edges, Index, closure, cycle_reasons, fair_topo, order_key
+from .direct_order import conflict_choice as _conflict_choice
 
 
 @dataclass(frozen=True)
@@ -105,15 +106,28 @@ def _open_pair(ix: Index, order: ClosedOrder, edges: list[_Edge]) -> tuple[int, 
     return None
 
 
-def _chain(ix: Index, order: ClosedOrder, edges: list[_Edge]) -> Edges:
-    rank = {u: i for i, u in enumerate(order.topo)}
+def _chain(ix: Index, order: ClosedOrder, edges: list[_Edge], guess: ClosedOrder | None = None) -> Edges:
+    """Orient every pair of each ``M_pq`` left open by ``order`` as in the fair
+    topological order of ``guess`` (default: ``order``)."""
+    rank = {u: i for i, u in enumerate(fair_topo(ix, guess or order))}
     out: Edges = {}
     for e in edges:
         s = sorted(e.members, key=rank.__getitem__)
         for a, b in zip(s, s[1:], strict=False):
             if not ix.precedes(order, a, b):
-                out[(a, b)] = Reason(f"{ix.label(a)} < {ix.label(b)}: probe choice", "choice", (a, b))
+                out[(a, b)] = Reason(f"{ix.label(a)} < {ix.label(b)}: probe choice", "probe", (a, b))
     return out
+
+
+def _guess(ix: Index, star: ClosedOrder, E: Edges, views: list[View]) -> ClosedOrder:
+    """The order whose fair topological order orients the probe's pairs: the star order
+    with the forced orderings of every view (when their union is acyclic), so that the
+    guess agrees with what each view already needs."""
+    union: Edges = dict(E)
+    for v in views:
+        union.update(v.edges)
+    got = closure(ix, union.keys())
+    return star if isinstance(got, Cycle) else got
 
 
 def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[int, int | None],
@@ -131,7 +145,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
             got = closure(ix, E.keys())
             if isinstance(got, Cycle):
                 return Conflict(cycle_reasons(ix, E, got))
-            views = check_views(ix, E, vs, budget, base=got)
+            views = check_views(ix, E, vs, budget, base=got, from_read=True)
             if isinstance(views, Conflict):
                 return views
             new = _forced_star(ix, got, views, edges, all_operations)
@@ -150,10 +164,10 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
         pair = _open_pair(ix, order, edges)
         if pair is None:
             return StarSolution(E, views)
-        probe = saturate({**E, **_chain(ix, order, edges)})
+        probe = saturate({**E, **_chain(ix, order, edges, _guess(ix, order, E, views))})
         if not isinstance(probe, Conflict) and _open_pair(ix, probe[0], edges) is None:
             return StarSolution(probe[1], probe[2])
-        a, b = pair
+        a, b = _conflict_choice(probe, pair)
         failed: list[Conflict] = []
         for x, y in ((a, b), (b, a)):
             res = go({**E, (x, y): Reason(f"{ix.label(x)} < {ix.label(y)}: search choice", "choice",

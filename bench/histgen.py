@@ -1,0 +1,173 @@
+"""Seeded random histories for the direct checker's benchmarks and offline agreement run
+(plain ``random.Random``, so that 100,000 histories are cheap and reproducible).
+
+* :func:`sc_history`: a random serialisation on one memory (consistent for every model
+  and graph);
+* :func:`cc_history`: a run of a causal memory (vector clocks, causal delivery): cc;
+* :func:`fisheye_history`: a causal memory where the writes of each connected component
+  of ``G`` are also sequenced (one sequence per component, a process writes only once
+  it has applied every earlier write of its component): fisheye for ``G`` (2015);
+* :func:`alg2_history`: a random run of Algorithms 1 and 2 (``fisheye.impl``);
+* :func:`mutate`: a small random change (a read's value, two adjacent operations
+  swapped), usually inconsistent;
+* :func:`random_graph`.
+
+``repeated``: values drawn from {0, 1, 2} instead of fresh ones.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations
+from typing import Any
+
+from fisheye.spec.graph import ProximityGraph
+from fisheye.spec.history import History
+
+
+def procs_of(n: int) -> tuple[str, ...]:
+    return tuple(f"p{i}" for i in range(n))
+
+
+def regs_of(n: int) -> tuple[str, ...]:
+    return tuple(chr(ord("X") + i) if n <= 3 else f"R{i}" for i in range(n))
+
+
+def _build(procs: tuple[str, ...], ops: list[tuple[str, str, str, Any]], edges=()) -> History:
+    data: dict[str, list[list[Any]]] = {p: [] for p in procs}
+    for p, kind, reg, v in ops:
+        data[p].append([kind, reg, v])
+    return History.build(data, processes=procs, edges=edges)
+
+
+def random_graph(rng: random.Random, procs: tuple[str, ...], density: float | None = None) -> ProximityGraph:
+    d = rng.random() if density is None else density
+    return ProximityGraph(procs, tuple(e for e in combinations(procs, 2) if rng.random() < d))
+
+
+def sc_history(rng: random.Random, n_procs: int, n_ops: int, n_regs: int, *, repeated: bool = False,
+               p_write: float = 0.5) -> History:
+    procs, regs = procs_of(n_procs), regs_of(n_regs)
+    mem = dict.fromkeys(regs, 0)
+    ops = []
+    for k in range(n_ops):
+        p, x = rng.choice(procs), rng.choice(regs)
+        if rng.random() < p_write:
+            mem[x] = rng.randint(0, 2) if repeated else k + 1
+            ops.append((p, "w", x, mem[x]))
+        else:
+            ops.append((p, "r", x, mem[x]))
+    return _build(procs, ops)
+
+
+def _components(procs: tuple[str, ...], graph: ProximityGraph | None) -> dict[str, int]:
+    comp = {p: i for i, p in enumerate(procs)}
+    if graph is None:
+        return comp
+    changed = True
+    while changed:
+        changed = False
+        for a, b in graph.edges:
+            m = min(comp[a], comp[b])
+            if comp[a] != m or comp[b] != m:
+                comp[a] = comp[b] = m
+                changed = True
+    return comp
+
+
+def cc_history(rng: random.Random, n_procs: int, n_ops: int, n_regs: int, *, repeated: bool = False,
+               graph: ProximityGraph | None = None, p_write: float = 0.5, p_deliver: float = 0.5) -> History:
+    """A causal memory run; with ``graph``, writes are also sequenced per connected
+    component (see the module docstring)."""
+    procs, regs = procs_of(n_procs), regs_of(n_regs)
+    n = n_procs
+    comp = _components(procs, graph)
+    local = [dict.fromkeys(regs, 0) for _ in procs]
+    vc = [[0] * n for _ in procs]
+    seen_seq = [dict.fromkeys(set(comp.values()), 0) for _ in procs]
+    comp_count = dict.fromkeys(set(comp.values()), 0)
+    outbox: list[list[list[tuple]]] = [[[] for _ in procs] for _ in procs]  # [src][dst] FIFO
+    ops: list[tuple[str, str, str, Any]] = []
+    k = 0
+    while len(ops) < n_ops:
+        i = rng.randrange(n)
+        p = procs[i]
+        if rng.random() < p_deliver:
+            heads = [j for j in range(n) if outbox[j][i]]
+            rng.shuffle(heads)
+            for j in heads:
+                src, mvc, x, v, c, s = outbox[j][i][0]
+                if mvc[src] == vc[i][src] + 1 and all(mvc[t] <= vc[i][t] for t in range(n) if t != src) \
+                        and s == seen_seq[i][c] + 1:
+                    outbox[j][i].pop(0)
+                    local[i][x] = v
+                    vc[i][src] = mvc[src]
+                    seen_seq[i][c] = s
+                    break
+            continue
+        x = rng.choice(regs)
+        k += 1
+        c = comp[p]
+        if rng.random() < p_write:
+            if seen_seq[i][c] != comp_count[c]:
+                continue  # wait until every earlier write of the component is applied here
+            v = rng.randint(0, 2) if repeated else k
+            comp_count[c] += 1
+            seen_seq[i][c] = comp_count[c]
+            vc[i][i] += 1
+            local[i][x] = v
+            msg = (i, tuple(vc[i]), x, v, c, comp_count[c])
+            for j in range(n):
+                if j != i:
+                    outbox[i][j].append(msg)
+            ops.append((p, "w", x, v))
+        else:
+            ops.append((p, "r", x, local[i][x]))
+    return _build(procs, ops, graph.edges if graph is not None else ())
+
+
+def fisheye_history(rng: random.Random, n_procs: int, n_ops: int, n_regs: int, graph: ProximityGraph, *,
+                    repeated: bool = False) -> History:
+    return cc_history(rng, n_procs, n_ops, n_regs, repeated=repeated, graph=graph)
+
+
+def alg2_history(rng: random.Random, n_procs: int, n_ops: int, n_regs: int, graph: ProximityGraph,
+                 *, p_write: float = 0.5) -> History:
+    """A random complete run of Algorithm 2 over Algorithm 1 (``fisheye.impl``), random
+    programs with fresh written values."""
+    from fisheye.impl.programs import Program, Read, Write
+    from fisheye.impl.system import TocoSystem
+
+    procs, regs = procs_of(n_procs), regs_of(n_regs)
+    progs: dict[str, list[Any]] = {p: [] for p in procs}
+    for k in range(n_ops):
+        p, x = rng.choice(procs), rng.choice(regs)
+        progs[p].append(Write(x, k + 1) if rng.random() < p_write else Read(x))
+    system = TocoSystem(Program.of(progs), ProximityGraph.of(procs, graph.edges))
+    state = system.initial()
+    while not system.is_final(state):
+        steps = system.enabled(state)
+        if not steps:
+            raise RuntimeError("Algorithm 2 run deadlocked")
+        state = system.apply(state, rng.choice(steps))
+    return system.history(state)
+
+
+def mutate(rng: random.Random, h: History) -> History:
+    """A small random change: a read returns another value of its register, or two
+    adjacent operations of a process are swapped."""
+    data = {p: [op.to_json() for op in ops] for p, ops in h.by_process.items()}
+    reads = [op for op in h.ops if op.is_read]
+    if reads and rng.random() < 0.7:
+        r = rng.choice(reads)
+        values = {0} | {op.value for op in h.ops if op.is_write and op.register == r.register}
+        values.discard(r.value)
+        if values:
+            data[r.process][r.index][2] = rng.choice(sorted(values, key=str))
+            return History.build(data, processes=h.processes, edges=h.edges)
+    p = rng.choice([p for p in h.processes if len(data[p]) > 1] or [h.processes[0]])
+    ops = data[p]
+    if len(ops) > 1:
+        i = rng.randrange(len(ops) - 1)
+        ops[i], ops[i + 1] = ops[i + 1], ops[i]
+    return History.build(data, processes=h.processes, edges=h.edges)
