@@ -10,9 +10,9 @@ Importable without pytest (it needs ``hypothesis``, an extra of ``fisheye[test]`
 * :func:`sc_histories`: consistent by construction for SC (section 2.2): the operations
   of a random serialisation, each read returning the current value;
 * :func:`cc_histories`: consistent by construction for CC (section 2.3, Ahamad et al.'s
-  causal memory): a random run of the classic causal memory, where every process
-  applies writes in a causal delivery order (vector clocks) and reads its local copy.
-  Each process's view is thus a linear extension of the causal order of the run;
+  causal memory): random per-process views (linear extensions) of a random causal
+  order on the writes, each process reading from its own view
+  (:func:`causal_history`);
 * :func:`graphs` and :func:`graph_pairs`: proximity graphs (section 3.1) over given
   processes, and pairs ``(G', G)`` with ``G' ⊆ G``.
 
@@ -21,6 +21,7 @@ All register initial values are 0 (the contract's default).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from itertools import combinations
 
@@ -45,7 +46,8 @@ def _build(processes: Sequence[str], ops: Sequence[tuple[str, str, str, int]]) -
 
 
 @st.composite
-def histories(draw: st.DrawFn, *, min_processes: int = 1, max_processes: int = 4, max_ops: int = 8,
+def histories(draw: st.DrawFn, *, min_processes: int = 1, max_processes: int = 4,
+              min_ops: int = 0, max_ops: int = 8,
               registers: Sequence[str] = DEFAULT_REGISTERS, repeated_values: bool = False) -> History:
     """A random history (in general not consistent for any model).
 
@@ -55,7 +57,7 @@ def histories(draw: st.DrawFn, *, min_processes: int = 1, max_processes: int = 4
     initial value), so several writes may supply the same read."""
     n = draw(st.integers(min_processes, max_processes))
     procs = process_names(n)
-    count = draw(st.integers(0, max_ops))
+    count = draw(st.integers(min_ops, max_ops))
     shape = draw(st.lists(st.tuples(st.sampled_from(procs), st.sampled_from(("w", "r")),
                                     st.sampled_from(tuple(registers))), min_size=count, max_size=count))
     ops: list[tuple[str, str, str, int]] = []
@@ -84,14 +86,15 @@ def _value(draw: st.DrawFn, repeated_values: bool, fresh: int) -> int:
 
 
 @st.composite
-def sc_histories(draw: st.DrawFn, *, min_processes: int = 1, max_processes: int = 4, max_ops: int = 8,
+def sc_histories(draw: st.DrawFn, *, min_processes: int = 1, max_processes: int = 4,
+                 min_ops: int = 0, max_ops: int = 8,
                  registers: Sequence[str] = DEFAULT_REGISTERS, repeated_values: bool = False) -> History:
     """A sequentially consistent history: a random serialisation of operations on one
     memory (each read returns the value of the last write before it), split by
     process.  The serialisation itself is a witness."""
     n = draw(st.integers(min_processes, max_processes))
     procs = process_names(n)
-    count = draw(st.integers(0, max_ops))
+    count = draw(st.integers(min_ops, max_ops))
     memory: dict[str, int] = dict.fromkeys(registers, 0)
     ops: list[tuple[str, str, str, int]] = []
     for k in range(count):
@@ -106,59 +109,113 @@ def sc_histories(draw: st.DrawFn, *, min_processes: int = 1, max_processes: int 
 
 
 @st.composite
-def cc_histories(draw: st.DrawFn, *, min_processes: int = 1, max_processes: int = 4, max_ops: int = 8,
+def cc_histories(draw: st.DrawFn, *, min_processes: int = 1, max_processes: int = 4,
+                 min_ops: int = 0, max_ops: int = 8,
                  registers: Sequence[str] = DEFAULT_REGISTERS, repeated_values: bool = False) -> History:
-    """A causally consistent history: a random run of a causal memory.
+    """A causally consistent history: :func:`causal_history` driven by a Random that
+    Hypothesis seeds."""
+    # One seeded Random makes the construction a plain function that scripts can reuse
+    # (causal_history); Hypothesis then shrinks the seed, not the history.
+    rnd = random.Random(draw(st.integers(0, 2**32 - 1)))
+    return causal_history(rnd, min_processes=min_processes, max_processes=max_processes, min_ops=min_ops,
+                          max_ops=max_ops, registers=registers, repeated_values=repeated_values)
 
-    Each process keeps a local copy of every register and a vector clock.  A write
-    applies locally and is broadcast; a process applies a remote write only when it is
-    causally deliverable (the writer's entry is the next one, all other entries already
-    seen); a read returns the local copy.  Each process's local order of applied writes
-    and own operations is then a legal view respecting the causal order of the run."""
-    n = draw(st.integers(min_processes, max_processes))
+
+def causal_history(rnd: random.Random, *, min_processes: int = 1, max_processes: int = 4,
+                   min_ops: int = 0, max_ops: int = 8, registers: Sequence[str] = DEFAULT_REGISTERS,
+                   repeated_values: bool = False) -> History:
+    """A causally consistent history from random per-process views of a random causal
+    order (section 2.3), every choice drawn from ``rnd``.
+
+    1. The shape: a random sequence of (process, kind, register); each process's
+       operations in that order are its process order.  Half the time the shape is
+       that of litmus tests (store buffering, Figure 2): each process writes at most
+       once, all writes first.  Reads mostly read registers other processes write.
+    2. A random causal order ``C`` on the writes: process order, plus random edges from
+       earlier to later writes of other processes (about one pair in seven), closed.
+    3. For each process ``p`` a view ``V_p``: a random linear extension of ``C``.
+    4. The reads of ``p`` are placed in ``V_p`` in process order, between ``p``'s
+       surrounding writes, and return the value of the last write to their register
+       before them (or 0).  A read placed before ``p``'s next write ``w'`` may only read
+       from ⊥ or from a ``C``-predecessor of ``w'``; otherwise it falls back to the
+       position and register of ``p``'s previous read (or to ``p``'s own last write).
+
+    Then ``~>H`` restricted to the writes is contained in ``C`` (a read's source
+    precedes the reader's next write in ``C``, and paths of ``~>H`` between writes
+    leave a process only through such a read), so each ``V_p`` with ``p``'s reads is a
+    legal view of ``H|(p + W)`` respecting ``~>H``: the history is CC.  The views are
+    independent, so histories that are CC but not SC occur (a few percent at 8
+    operations: small histories are rarely anything but SC)."""
+    n = rnd.randint(min_processes, max_processes)
     procs = process_names(n)
-    count = draw(st.integers(0, max_ops))
-    local = {p: dict.fromkeys(registers, 0) for p in procs}
-    clock = {p: [0] * n for p in procs}
-    sent: list[tuple[int, tuple[int, ...], str, int]] = []  # (writer index, vc, register, value)
-    applied: dict[str, set[int]] = {p: set() for p in procs}
-    ops: list[tuple[str, str, str, int]] = []
-
-    def deliverable(p: str) -> list[int]:
-        vc = clock[p]
-        out = []
-        for m, (j, mvc, _, _) in enumerate(sent):
-            if m in applied[p]:
+    count = rnd.randint(min_ops, max_ops)
+    regs = tuple(registers)
+    shape = [(rnd.choice(procs), rnd.choice(("r", "w", "r")), rnd.choice(regs)) for _ in range(count)]
+    if rnd.random() < 0.5:
+        # Half the time, the shape of litmus tests (store buffering, Figure 2): every
+        # process writes at most once, and all writes come first.
+        writers = {p for p, _, _ in shape[: min(n, count // 2)]}
+        shape = [(p, "w", rnd.choice(regs)) for p in sorted(writers)] + [
+            (rnd.choice(procs), "r", rnd.choice(regs)) for _ in range(count - len(writers))]
+    for k, (p, kind, _) in enumerate(shape):
+        # Reads mostly read registers that other processes write: the interesting reads.
+        others = sorted({r for q, t, r in shape if t == "w" and q != p})
+        if kind == "r" and others and rnd.random() < 0.75:
+            shape[k] = (p, kind, rnd.choice(others))
+    writes = [k for k, (_, kind, _) in enumerate(shape) if kind == "w"]
+    value = {k: rnd.randint(0, 2) if repeated_values else i + 1 for i, k in enumerate(writes)}
+    # 2. the causal order C on writes, as predecessor sets (closed transitively)
+    before: dict[int, set[int]] = {}
+    for j in writes:
+        preds: set[int] = set()
+        for i in writes:
+            if i >= j:
+                break
+            if shape[i][0] == shape[j][0] or rnd.random() < 0.15:
+                preds |= {i} | before[i]
+        before[j] = preds
+    ops: dict[int, tuple[str, str, str, int]] = {k: (shape[k][0], "w", shape[k][2], value[k]) for k in writes}
+    for p in procs:
+        # 3. a random linear extension of C
+        view: list[int] = []
+        left = list(writes)
+        while left:
+            ready = [k for k in left if before[k] <= set(view)]
+            k = rnd.choice(ready)
+            view.append(k)
+            left.remove(k)
+        at = {k: i for i, k in enumerate(view)}  # write k is at position at[k]; reads at slots
+        mine = [k for k, (q, _, _) in enumerate(shape) if q == p]
+        # 4. place p's reads: slot s means "after the first s writes of the view"
+        slot, reg_prev = 0, None
+        last_write: int | None = None
+        for idx, k in enumerate(mine):
+            if shape[k][1] == "w":
+                last_write, slot, reg_prev = k, at[k] + 1, None
                 continue
-            if mvc[j] == vc[j] + 1 and all(mvc[k] <= vc[k] for k in range(n) if k != j):
-                out.append(m)
-        return out
+            nxt = next((m for m in mine[idx + 1:] if shape[m][1] == "w"), None)
+            hi = at[nxt] if nxt is not None else len(view)
 
-    steps = 0
-    while len(ops) < count and steps < 4 * max_ops + 8:
-        steps += 1
-        p = draw(st.sampled_from(procs))
-        i = procs.index(p)
-        ready = deliverable(p)
-        action = draw(st.sampled_from(("write", "read", "deliver") if ready else ("write", "read")))
-        if action == "deliver":
-            m = draw(st.sampled_from(ready))
-            j, mvc, reg, value = sent[m]
-            local[p][reg] = value
-            clock[p][j] = mvc[j]
-            applied[p].add(m)
-        elif action == "write":
-            reg = draw(st.sampled_from(tuple(registers)))
-            value = _value(draw, repeated_values, len(ops) + 1)
-            clock[p][i] += 1
-            local[p][reg] = value
-            applied[p].add(len(sent))
-            sent.append((i, tuple(clock[p]), reg, value))
-            ops.append((p, "w", reg, value))
-        else:
-            reg = draw(st.sampled_from(tuple(registers)))
-            ops.append((p, "r", reg, local[p][reg]))
-    return _build(procs, ops)
+            def source(s: int, reg: str, view: list[int] = view) -> int | None:
+                return next((view[i] for i in range(s - 1, -1, -1) if shape[view[i]][2] == reg), None)
+
+            def valid(s: int, reg: str, nxt: int | None = nxt) -> bool:
+                src = source(s, reg)
+                return nxt is None or src is None or src in before[nxt]
+
+            reg = shape[k][2]
+            choices = [s for s in range(slot, hi + 1) if valid(s, reg)]
+            if choices:
+                # stale reads (the earliest slot) make views diverge: favour them
+                slot = choices[0] if rnd.random() < 0.5 else rnd.choice(choices)
+            elif reg_prev is not None:
+                reg = reg_prev  # same slot and register as p's previous read: valid
+            else:
+                reg = shape[last_write][2] if last_write is not None else reg  # reads p's own write
+            src = source(slot, reg)
+            ops[k] = (p, "r", reg, 0 if src is None else value[src])
+            reg_prev = reg
+    return _build(procs, [ops[k] for k in range(count)])
 
 
 @st.composite
