@@ -44,7 +44,10 @@ def run(args: argparse.Namespace) -> int:
     history = load_history(args.file)
     graph = parse_graph_option(args.graph, history.processes, history.edges)
     model = Model(args.model)
-    result = check(history, model, graph, engine=args.engine, timeout=args.timeout)
+    try:
+        result = check(history, model, graph, engine=args.engine, timeout=args.timeout)
+    except ModuleNotFoundError as e:  # an engine not installed in this checkout
+        raise UsageError(f"engine {args.engine!r} is not available ({e})") from None
     if args.json:
         print(json.dumps(result.to_json(history)))
     else:
