@@ -1,0 +1,124 @@
+"""The Spark engine's driver: session, search, distributed history checks, report.
+
+What reaches the driver: a few counters per shard and level, then one item per *group*
+of terminal states (same kind, history, outcome and broadcast violations) -- the
+result, never the state space.  Each distinct complete history is checked against the
+model once, on an executor; the verdicts are handed to the shared
+:class:`~fisheye.checker.explore.report.ReportBuilder`, which then builds exactly the
+report the local engine builds.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from fisheye.checker.explore.expand import FINAL, Context, fingerprint
+from fisheye.checker.explore.report import ReportBuilder
+from fisheye.spec.graph import ProximityGraph
+from fisheye.spec.models import Model
+
+from . import bfs
+from .bfs import FINGERPRINT_BITS, Group, LevelStat, SparkRun, schedule_of
+from .session import get_session
+
+Item = tuple[int, Any, tuple[int, ...], str | None]   # (count, record, path, verdict)
+
+
+def _check_histories(model: Model | None, graph: ProximityGraph, engine: str, timeout: float | None,
+                     items: Iterable[tuple[int, list[Group]]]) -> Iterator[Item]:
+    """One check per distinct history (all groups sharing it arrive together)."""
+    from fisheye.checker.engines import check
+
+    for _key, groups in items:
+        final = next((g for g in groups if g[1].kind == FINAL), None)
+        verdict = None
+        if final is not None and model is not None:
+            verdict = check(final[1].history, model, graph, engine=engine, timeout=timeout).verdict.value
+        for count, rec, path in groups:
+            yield count, rec, path, verdict if rec.kind == FINAL else None
+
+
+def level_printer(stream: Any = None, label: str = "spark") -> Callable[[LevelStat], None]:
+    """Progress on stderr, one line per BFS level: frontier, states, states/s."""
+    out = stream if stream is not None else sys.stderr
+    last = [0.0, 0]
+
+    def show(stat: LevelStat) -> None:
+        dt = stat.seconds - last[0]
+        rate = (stat.states - last[1]) / dt if dt > 0 else 0.0
+        last[0], last[1] = stat.seconds, stat.states
+        out.write(f"{label}: level {stat.level}  frontier {stat.frontier:,}  states {stat.states:,}  "
+                  f"{rate:,.0f} states/s  {stat.seconds:.1f}s\n")
+        out.flush()
+
+    return show
+
+
+def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
+            partitions: int | None = None, max_states: int | None = None, timeout: float | None = None,
+            progress: Callable[[LevelStat], None] | bool | None = None, parquet: str | None = None,
+            spark: Any = None) -> dict[str, Any]:
+    """Explore ``ctx`` on Spark and return the report (contract section 4).
+
+    ``master``: a Spark master URL (None: ``spark-submit``'s, else ``local[*]``);
+    ``partitions``: shards of the state space (default: twice the default parallelism);
+    ``progress``: True for per-level lines on stderr, or a callback; ``parquet``: also
+    write the table of terminal groups there (:mod:`.output`)."""
+    spark = spark if spark is not None else get_session(master)
+    sc = spark.sparkContext
+    n = partitions or max(2, 2 * sc.defaultParallelism)
+    if progress is True:
+        progress = level_printer()
+    run: SparkRun = bfs.run(spark, ctx, partitions=n, max_states=max_states, timeout=timeout,
+                            progress=progress or None)
+    graph = builder.model_graph or builder.graph
+    model, engine, ctimeout = builder.model, builder.check_engine, builder.check_timeout
+    items_rdd = (run.groups.map(lambda g: (fingerprint(g[1].history_key), [g]))
+                 .reduceByKey(lambda a, b: a + b, n)
+                 .mapPartitions(lambda it: _check_histories(model, graph, engine, ctimeout, it)))
+    from pyspark import StorageLevel
+
+    items_rdd.persist(StorageLevel.MEMORY_AND_DISK)
+    items: list[Item] = sorted(items_rdd.collect(), key=lambda it: (len(it[2]), it[2]))
+    parquet_rows = None
+    if parquet:
+        from .output import write_parquet
+
+        parquet_rows = write_parquet(spark, ctx, model.value if model else None, items_rdd, parquet)
+    items_rdd.unpersist()
+    run.groups.unpersist()
+    return build_report(ctx, builder, run, items, master=sc.master, parquet=parquet,
+                        parquet_rows=parquet_rows)
+
+
+def build_report(ctx: Context, builder: ReportBuilder, run: SparkRun, items: list[Item], *,
+                 master: str, parquet: str | None, parquet_rows: int | None) -> dict[str, Any]:
+    builder.engine = "spark"
+    for _count, rec, _path, verdict in items:
+        if verdict is not None and rec.history_key not in builder._verdicts:
+            # Verdicts computed on the executors, one per distinct history: seed the
+            # builder's cache so that it checks nothing again.
+            builder._verdicts[rec.history_key] = verdict
+            if verdict == "unknown":
+                builder.unknown_checks += 1
+    builder.add_pruned(run.pruned)
+    for count, rec, path, _verdict in items:
+        def schedule(path: tuple[int, ...] = path) -> list[Any]:
+            return schedule_of(ctx, path)
+        for _ in range(count):
+            builder.add_terminal(rec, len(path), schedule)
+    per_level = [b.seconds - a.seconds for a, b in zip(run.levels, run.levels[1:], strict=False)]
+    extra = {"spark": {
+        "master": master,
+        "partitions": run.partitions,
+        "levels": len(run.levels),
+        "fingerprint_bits": FINGERPRINT_BITS,
+        "collision_probability": run.collision_probability,
+        "median_level_seconds": round(sorted(per_level)[len(per_level) // 2], 3) if per_level else 0.0,
+        "parquet": parquet,
+        "parquet_rows": parquet_rows,
+    }}
+    return builder.build(complete=run.complete, states=run.states, transitions=run.transitions,
+                         max_depth=run.max_depth, seconds=run.seconds, stopped=run.stopped, extra=extra)
