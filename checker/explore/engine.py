@@ -50,8 +50,10 @@ class Progress:
 
 def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = None,
             timeout: float | None = None, progress: Progress | None = None,
-            on_level: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Explore every state reachable in the reduced graph; return the report."""
+            on_level: Callable[[int, int], None] | None = None,
+            on_terminal: Callable[[Any, str], None] | None = None) -> dict[str, Any]:
+    """Explore every state reachable in the reduced graph; return the report.
+    ``on_terminal(state, kind)`` sees every distinct terminal state (tests)."""
     system = ctx.system
     start = time.perf_counter()
     init = system.initial()
@@ -88,6 +90,8 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
             if not steps:
                 kind = classify(ctx, state, 0)
                 if kind not in (INNER, PRUNED):
+                    if on_terminal is not None:
+                        on_terminal(state, kind)
                     builder.add_terminal(terminal_record(ctx, state, kind), depth, schedule_of(state))
                 continue
             for step in steps:

@@ -62,6 +62,10 @@ class ReportBuilder:
     _verdicts: dict[tuple[Any, ...], str] = field(default_factory=dict)
     _violations: dict[tuple[str, tuple[Any, ...]], _Violation] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if self.model is not None and not isinstance(self.model, Model):
+            self.model = Model(self.model)
+
     @property
     def graph(self) -> ProximityGraph:
         return self.ctx.system.graph
@@ -109,11 +113,18 @@ class ReportBuilder:
         key = (violates, rec.history_key)
         old = self._violations.get(key)
         if old is None:
-            self._violations[key] = _Violation(violates, kind, rec.history, length, list(schedule()))
+            self._violations[key] = _Violation(violates, kind, rec.history, length,
+                                               self._replayable(schedule))
         else:
             old.count += 1
             if length < old.length:
-                old.length, old.schedule = length, list(schedule())
+                old.length, old.schedule = length, self._replayable(schedule)
+
+    def _replayable(self, schedule: Callable[[], Sequence[Step]]) -> list[Step]:
+        """The schedule as the raw system replays it (a quotiented system lifts it)."""
+        steps = list(schedule())
+        lift = getattr(self.ctx.system, "lift", None)
+        return list(lift(steps)) if lift is not None else steps
 
     @property
     def violation_count(self) -> int:

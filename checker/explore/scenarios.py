@@ -79,9 +79,13 @@ def make_context(scenario: str | Program, graph: str | ProximityGraph | None = "
     from fisheye.impl.system import make_system, resolve_program
 
     if level == "protocol":
-        system = make_system(scenario, graph, network=network, variant=variant, mutant=mutant)
-        return Context(system, reduction=reduction, prune_deviations=prune_deviations,
-                       may_send=toco_may_send(system))
+        raw = make_system(scenario, graph, network=network, variant=variant, mutant=mutant)
+        if reduction == "none":       # the full search: the raw system, every step
+            return Context(raw, reduction="none", prune_deviations=prune_deviations)
+        from .canonical import DeadClockSystem
+
+        return Context(DeadClockSystem(raw), reduction=reduction, prune_deviations=prune_deviations,
+                       may_send=toco_may_send(raw))
     from fisheye.impl.abstract import AbstractSystem
 
     proto = make_system(scenario, graph)          # resolves the scenario and the graph text
@@ -92,10 +96,11 @@ def make_context(scenario: str | Program, graph: str | ProximityGraph | None = "
 
 def run(ctx: Context, *, level: str | None = None, model: str | Model | None = "fisheye",
         model_graph: ProximityGraph | None = None, max_states: int | None = None,
-        timeout: float | None = None, progress: Progress | None = None, check_engine: str = "auto"
-        ) -> dict[str, Any]:
+        timeout: float | None = None, progress: Progress | None = None, check_engine: str = "auto",
+        on_terminal: Callable[[Any, str], None] | None = None) -> dict[str, Any]:
     """Explore ``ctx`` locally and return the report (contract section 4)."""
     lvl = level or getattr(ctx.system, "level", "protocol")
     builder = ReportBuilder(ctx, lvl, model=Model(model) if model is not None else None,
                             model_graph=model_graph, check_engine=check_engine)
-    return explore(ctx, builder, max_states=max_states, timeout=timeout, progress=progress)
+    return explore(ctx, builder, max_states=max_states, timeout=timeout, progress=progress,
+                   on_terminal=on_terminal)
