@@ -166,7 +166,12 @@ class _Encoding:
             self.rf_choices.append(_Choice(r.uid, None, sources, lits))
 
     def add_legality(self, view: str, reads: Sequence[Op]) -> None:
-        """legality in ``view``: the last write to X before each read writes its value."""
+        """legality in ``view``: the last write to X before each read writes its value.
+
+        Per read: one literal per candidate local source (a same-value write, or ⊥);
+        ``src`` is the position of the chosen write; every write on X is the source, or
+        lies before ``src`` or after the read (⊥: every write on X after the read).
+        Linear in the writes on X (a pairwise encoding is quadratic)."""
         pos = self.pos[view]
         writes_on: dict[str, list[Op]] = {}
         for w in self.h.writes:
@@ -175,15 +180,19 @@ class _Encoding:
         for r in reads:
             sources = tuple(candidate_sources(self.h, r))
             lits = tuple(z3.Bool(f"src[{view}][{r.uid}][{k}]") for k in range(len(sources)))
+            lit_of = dict(zip(sources, lits, strict=True))
+            on_x = writes_on.get(r.register, [])
             parts = [z3.Or(list(lits)) if lits else z3.BoolVal(False)]
-            for lit, src in zip(lits, sources, strict=True):
-                others = [w for w in writes_on.get(r.register, []) if w.uid != src]
-                if src is None:
-                    cond = [pos[w.uid] > pos[r.uid] for w in others]
-                else:
-                    cond = [pos[src] < pos[r.uid]]
-                    cond += [z3.Or(pos[w.uid] < pos[src], pos[w.uid] > pos[r.uid]) for w in others]
-                parts.append(z3.Implies(lit, z3.And(cond)))
+            if None in lit_of:
+                parts.append(z3.Implies(lit_of[None], z3.And([pos[w.uid] > pos[r.uid] for w in on_x])))
+            if any(s is not None for s in sources):
+                src = z3.Int(f"srcpos[{view}][{r.uid}]")
+                for s, lit in lit_of.items():
+                    if s is not None:
+                        parts.append(z3.Implies(lit, z3.And(src == pos[s], pos[s] < pos[r.uid])))
+                for w in on_x:
+                    exempt = [lit_of[x] for x in (w.uid, None) if x in lit_of]
+                    parts.append(z3.Or(exempt + [pos[w.uid] < src, pos[w.uid] > pos[r.uid]]))
             names = ", ".join(_source_text(self.h, r, s) for s in sources)
             text = (f"legal: {r.label()} in {sname} follows a last write to {r.register} "
                     f"among {{{names}}}")
@@ -235,7 +244,15 @@ class _Encoding:
 
         if self.model is Model.SC:
             seq = order("S", range(len(h.ops)))
-            return Witness(read_from={c.read: chosen(c) for c in self.local_choices}, sequence=seq)
+            last: dict[str, int] = {}
+            read_from: dict[int, int | None] = {}
+            for u in seq:  # informative only: sc is judged on the sequence
+                op = h.ops[u]
+                if op.is_write:
+                    last[op.register] = u
+                else:
+                    read_from[u] = last.get(op.register)
+            return Witness(read_from=read_from, sequence=seq)
         views: dict[str, tuple[int, ...]] = {}
         for p in h.processes:
             scope = [op.uid for op in h.ops if op.process == p or op.is_write]
@@ -258,25 +275,30 @@ def check(history: History, model: Model | str, graph: ProximityGraph, *,
     """Decide ``model`` on ``history`` for ``graph`` with Z3.
 
     Returns consistent with a witness, violation with the unsat core as certificate, or
-    unknown (with a message naming the budget) when Z3 gives up."""
+    unknown (with a message naming the budget) when Z3 gives up.  ``timeout`` (seconds)
+    bounds the whole check: building the encoding counts, and what is left is Z3's own
+    timeout; when nothing is left after encoding, the verdict is unknown."""
     model = Model(model)
     start = time.perf_counter()
     enc = _Encoding(history, model, graph)
     enc.build()
-    if timeout is not None:
-        enc.solver.set("timeout", max(1, int(timeout * 1000)))
-    answer = enc.solver.check()
-    seconds = time.perf_counter() - start
     common = {"model": model, "graph": graph, "engine": ENGINE, "stats": enc.stats()}
+    budget = "no time budget" if timeout is None else f"the time budget of {timeout:g} s"
+    if timeout is not None:
+        left = timeout - (time.perf_counter() - start)
+        if left < 0.001:
+            return CheckResult(Verdict.UNKNOWN, seconds=time.perf_counter() - start,
+                               message=f"the encoding used up {budget} before Z3 could start", **common)
+        enc.solver.set("timeout", int(left * 1000))
+    answer = enc.solver.check()
     if answer == z3.sat:
         witness = enc.witness(enc.solver.model())
         return CheckResult(Verdict.CONSISTENT, witness=witness, seconds=time.perf_counter() - start,
                            **common)
     if answer == z3.unsat:
         cert = enc.certificate()
-        return CheckResult(Verdict.VIOLATION, certificate=cert, seconds=seconds,
+        return CheckResult(Verdict.VIOLATION, certificate=cert, seconds=time.perf_counter() - start,
                            message=f"no witness exists: the {len(cert)} named constraints of the "
                                    f"certificate cannot all hold", **common)
-    budget = "no time budget" if timeout is None else f"the time budget of {timeout:g} s"
-    return CheckResult(Verdict.UNKNOWN, seconds=seconds,
+    return CheckResult(Verdict.UNKNOWN, seconds=time.perf_counter() - start,
                        message=f"Z3 gave up ({enc.solver.reason_unknown()}) within {budget}", **common)
