@@ -48,10 +48,12 @@ So, per process ``p_i`` (a *view*), an integer position for *every* operation, w
   processes adds nothing beyond ``~>H`` itself, which the views also carry.
 * ``sc``: one view of all operations with the legality of every read (section 2.2).
 
-Positions are unbounded integers and all constraints are strict inequalities, so no
-``Distinct`` is needed: operations left at the same position are unconstrained with
-respect to each other, and any tie-break (we use the uid) yields a linear order that
-satisfies every constraint (legality's "before the source or after the read" is strict).
+Positions are unbounded integers and all constraints between positions are strict
+inequalities, so no ``Distinct`` is needed: operations left at the same position are
+unconstrained with respect to each other, and any tie-break (we use the uid) yields a
+linear order that satisfies every constraint.  (Legality: every write on the register
+that is not a chosen source lies strictly before the source position or after the
+read; chosen sources that tie all write the read's value.)
 A view is only needed for a process with reads (plus one view when no process reads);
 ``S_i`` of a process without reads is the restriction of any view to ``W``, which
 respects every generator.
