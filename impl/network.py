@@ -8,7 +8,7 @@ messages (:data:`fisheye.impl.toco.Wire`).
   can be received.
 * ``unordered``: a channel is a multiset, kept as a sorted tuple (a canonical form);
   any message in it can be received.  The message is named in the step's ``detail`` by
-  :func:`wire_id` (``("TOCOBC", sender, seq)`` or ``("CATCH_UP", date)``), which is
+  :func:`wire_id` (``("TOCOBC", seq)`` or ``("CATCH_UP", date)``), which is
   unique within a channel: TOCOBC messages are unique, and a process's successive
   clock values (hence CATCH_UP dates) strictly increase (Lemma 2, Proposition 2).
 """
@@ -32,7 +32,7 @@ def wire_id(w: Wire) -> tuple[Any, ...]:
     """A short, deterministic, JSON-able name of a protocol message within a channel."""
     kind, body = w
     if kind == TOCOBC:
-        return (TOCOBC, body.sender, body.seq)
+        return (TOCOBC, body.seq)  # the sender is the channel's source
     return (kind, body)
 
 
