@@ -9,7 +9,7 @@ from fisheye.checker.engines.z3engine import check
 from fisheye.checker.result import Verdict
 from fisheye.spec import paper
 from fisheye.spec.graph import ProximityGraph
-from fisheye.spec.history import History
+from fisheye.spec.history import History, parse_history
 from fisheye.spec.models import Model
 from fisheye.spec.validate import problems
 
@@ -130,3 +130,20 @@ def test_a_tiny_time_budget_gives_unknown_never_consistent():
     result = check(h, "fisheye", ProximityGraph.complete(h.processes), timeout=0.001)
     assert result.verdict is Verdict.UNKNOWN and result.witness is None
     assert "time budget of 0.001 s" in result.message
+
+
+@pytest.mark.parametrize(("obj", "consistent"), [
+    ({"history": {"a": [], "b": []}}, True),
+    ({"history": {"a": [["r", "X", "s"]]}, "initial": {"X": "s"}}, True),
+    ({"history": {"a": [["r", "X", 0]]}, "initial": {"X": "s"}}, False),
+    ({"history": {"a": [["w", "X", True], ["r", "X", 1]]}}, False),  # true is not 1
+    ({"history": {"a": [["w", "X", None], ["r", "X", None]]}}, True),
+], ids=["no-operations", "initial-string", "initial-overridden", "true-is-not-1", "null-value"])
+def test_edge_cases_agree_under_every_model(obj, consistent):
+    h = parse_history(obj)
+    g = ProximityGraph.complete(h.processes)
+    for model in Model:
+        result = check(h, model, g)
+        assert result.verdict is (Verdict.CONSISTENT if consistent else Verdict.VIOLATION), model
+        if consistent:
+            assert problems(h, model, g, result.witness) == []
