@@ -51,6 +51,9 @@ def register(sub: Any) -> None:
     p.add_argument("--master", default=None, metavar="URL", help="Spark master URL (with --spark)")
     p.add_argument("--partitions", type=int, default=None, metavar="N",
                    help="Spark partitions (with --spark)")
+    p.add_argument("--parquet", default=None, metavar="DIR",
+                   help="with --spark: also write the complete histories with their verdicts as a "
+                   "Parquet table in DIR (readable with Spark SQL)")
     p.set_defaults(func=run)
 
 
@@ -71,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
     _positive("--partitions", args.partitions)
     if args.crashes < 0:
         raise UsageError("--crashes must be >= 0")
-    if (args.master or args.partitions) and not args.spark:
-        raise UsageError("--master and --partitions need --spark")
+    if (args.master or args.partitions or args.parquet) and not args.spark:
+        raise UsageError("--master, --partitions and --parquet need --spark")
     try:
         ctx = make_context(args.scenario, args.graph, level=args.level, algorithm=args.algorithm,
                            variant=args.variant, network=args.network, mutant=args.mutant,
@@ -99,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
         except ImportError as e:
             raise UsageError(f"--spark is not available ({e})") from None
         report = spark_explore(ctx, builder(ctx), master=args.master, partitions=args.partitions,
-                               max_states=args.max_states, timeout=args.timeout, progress=not args.quiet)
+                               max_states=args.max_states, timeout=args.timeout, progress=not args.quiet,
+                               parquet=args.parquet)
     else:
         from .explore.engine import explore
 
