@@ -93,10 +93,10 @@ class _Tracked:
 
 @dataclass(frozen=True)
 class _Choice:
-    """A disjunction over candidate sources (``None``: the initial value ⊥)."""
+    """The read-from choice of a read: one literal per candidate source (``None``: the
+    initial value ⊥)."""
 
     read: int
-    view: str | None  # None for the global read-from choice
     sources: tuple[int | None, ...]
     literals: tuple[z3.BoolRef, ...]
 
@@ -118,7 +118,6 @@ class _Encoding:
         self.solver.set("core.minimize", True)
         self.tracked: dict[str, _Tracked] = {}
         self.rf_choices: list[_Choice] = []
-        self.local_choices: list[_Choice] = []
         self.orientations: list[tuple[int, int, z3.BoolRef]] = []
         n = len(history.ops)
         if model is Model.SC:
@@ -165,7 +164,7 @@ class _Encoding:
                 text += (f" (no write of {format_value(r.value)} to {r.register}, initial value "
                          f"{format_value(self.h.initial_value(r.register))})")
             self.track(z3.And(parts), text, "rf", (r.uid,) + tuple(s for s in sources if s is not None))
-            self.rf_choices.append(_Choice(r.uid, None, sources, lits))
+            self.rf_choices.append(_Choice(r.uid, sources, lits))
 
     def add_legality(self, view: str, reads: Sequence[Op]) -> None:
         """legality in ``view``: the last write to X before each read writes its value.
@@ -199,7 +198,6 @@ class _Encoding:
             text = (f"legal: {r.label()} in {sname} follows a last write to {r.register} "
                     f"among {{{names}}}")
             self.track(z3.And(parts), text, "legality", (r.uid,) + tuple(s for s in sources if s is not None))
-            self.local_choices.append(_Choice(r.uid, view, sources, lits))
 
     def add_edges(self, all_operations: bool) -> None:
         """edge: for every edge (p,q), one orientation per pair of writes (2015) or of
