@@ -242,3 +242,10 @@ def test_budget_cuts_the_run_short_and_says_so(spark: Any, run_cli: Any) -> None
     assert rep["complete"] is False and "max-states" in rep["stopped"]
     assert 20 <= rep["states"] < 89
     assert "spark: level 0" in r.err                                   # progress on stderr
+
+
+def test_bad_spark_usage_is_one_line_and_exit_2(run_cli: Any) -> None:
+    r = run_cli("explore", SMALL, "--graph", "empty", "--spark", "--master", "bogus://x")
+    assert r.status == 2 and r.err.count("\n") == 1 and "not a Spark master URL" in r.err
+    r = run_cli("explore", SMALL, "--graph", "empty", "--parquet", "out.parquet")
+    assert r.status == 2 and "need --spark" in r.err

@@ -21,7 +21,7 @@ from fisheye.spec.models import Model
 
 from . import bfs
 from .bfs import FINGERPRINT_BITS, Group, LevelStat, SparkRun, schedule_of
-from .session import get_session
+from .session import get_session, valid_master
 
 Item = tuple[int, Any, tuple[int, ...], str | None]   # (count, record, path, verdict)
 
@@ -66,7 +66,19 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
     ``partitions``: shards of the state space (default: twice the default parallelism);
     ``progress``: True for per-level lines on stderr, or a callback; ``parquet``: also
     write the table of terminal groups there (:mod:`.output`)."""
-    spark = spark if spark is not None else get_session(master)
+    if spark is None:
+        if master is not None and not valid_master(master):
+            from fisheye.checker.cli import UsageError
+
+            raise UsageError(f"--master: {master!r} is not a Spark master URL (local[N], spark://HOST:PORT, "
+                             "yarn, k8s://URL)")
+        try:
+            spark = get_session(master)
+        except Exception as e:  # a bad master URL, no Java: one line, exit status 2
+            from fisheye.checker.cli import UsageError
+
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise UsageError(f"cannot start Spark (master {master or 'local[*]'}): {first}") from None
     sc = spark.sparkContext
     n = partitions or max(2, 2 * sc.defaultParallelism)
     if progress is True:

@@ -11,6 +11,7 @@ explicitly, see :mod:`fisheye.checker.spark.bfs`).
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,16 @@ if TYPE_CHECKING:  # pragma: no cover
 
 DEFAULT_MASTER = "local[*]"
 APP_NAME = "fisheye-explore"
+
+
+_MASTER = re.compile(r"local(\[(\*|\d+)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn"
+                     r"|(spark|k8s|mesos)://\S+")
+
+
+def valid_master(master: str) -> bool:
+    """Whether ``master`` has the form of a Spark master URL (checked before starting a
+    JVM, so that a typo is one line on stderr, not a Java stack trace)."""
+    return _MASTER.fullmatch(master) is not None
 
 
 def is_local(master: str) -> bool:
