@@ -59,8 +59,9 @@ def _read(path: str) -> Any:
 
 
 def replay_script(schedule: list[Any]) -> list[str]:
-    return [f"{i + 1:3}. {' '.join(str(x) for x in step if x is not None)}"
-            for i, step in enumerate(schedule)]
+    from fisheye.impl.api import Step
+
+    return [f"{i + 1:3}. {Step.from_json(step)}" for i, step in enumerate(schedule)]
 
 
 def run(args: argparse.Namespace) -> int:
