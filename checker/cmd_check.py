@@ -24,8 +24,12 @@ MAX_REASONS = 8
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("check", help="decide whether a history is consistent under a model",
-                              description=__doc__)
+    p = subparsers.add_parser(
+        "check", help="decide whether a history is consistent under a model",
+        description="Decide whether the history in FILE is consistent under MODEL. Exit status: 0 "
+                    "consistent, 1 violation, 2 bad input or usage, 3 unknown (a budget ran out). "
+                    "--json prints one object; a consistent verdict carries its witness, a violation "
+                    "its certificate.")
     p.add_argument("file", metavar="FILE", help="history file (contract section 1)")
     p.add_argument("--model", required=True, choices=MODEL_NAMES, help="sc, cc, fisheye or fisheye-2014")
     p.add_argument("--graph", default="file", metavar="GRAPH",
