@@ -30,10 +30,18 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from fisheye.spec.order import ClosedOrder, Cycle
-
 from ..result import Reason
-from .direct_order import Budget, Conflict, Edges, Index, closure, cycle_reasons, path_reasons
+from .direct_order import (
+    Budget,
+    Conflict,
+    DOrder,
+    Edges,
+    Index,
+    conflict_of,
+    extend_order,
+    full_order,
+    path_reasons,
+)
 
 
 @dataclass(frozen=True)
@@ -41,28 +49,28 @@ class View:
     """The saturated order ``O_i`` of one process and the edges that generate it."""
 
     process: int
-    order: ClosedOrder
+    order: DOrder
     edges: Edges
 
 
 def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | None], budget: Budget,
-                  initial: ClosedOrder | None = None, from_read: bool = False) -> View | Conflict:
+                  initial: DOrder | None = None, from_read: bool = False) -> View | Conflict:
     """Saturate ``closure(po ∪ edges)`` with the forced orderings of the view of
     process ``proc``.  ``initial``, when given, is that closure already computed.
     ``from_read`` adds the (sound, not needed for completeness) rule: a write ``w'`` to
     the register after ``vs(r)`` must follow ``r``; the star search uses it to force
     more pairs."""
     E: Edges = dict(edges)
+    if initial is None:
+        budget.tick()
+        got = full_order(ix, E.keys())
+        if got is None:
+            return conflict_of(ix, E)
+        initial = got
     order = initial
     name = f"S_{ix.procs[proc]}"
     reads = [r for r in ix.reads_of[proc] if r in vs]
     while True:
-        if order is None:
-            budget.tick()
-            got = closure(ix, E.keys())
-            if isinstance(got, Cycle):
-                return Conflict(cycle_reasons(ix, E, got))
-            order = got
         clock = order.clock
         new: Edges = {}
         for r in reads:
@@ -70,9 +78,7 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
             x = ix.reg[r]
             c = clock[r]
             if w is not None and ix.idx[w] > c[ix.proc_of[w]]:
-                # vs(r) != rf(r) (repeated values): r returns w's value in S_i
-                new[(w, r)] = Reason(f"{ix.label(w)} < {ix.label(r)} in {name}: the read returns the "
-                                     f"value of this write there", "view", (w, r))
+                new[(w, r)] = ("view", name)  # vs(r) != rf(r): r returns w's value in S_i
                 continue
             for k in range(ix.P):
                 lst = ix.xw.get((k, x))
@@ -86,10 +92,7 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
                             f"{ix.label(r)} returns the initial value of {x}, but {ix.label(wp)} "
                             f"precedes it, so {name} cannot be legal", "legality", (wp, r)),))
                     if ix.idx[wp] > clock[w][k]:  # not yet wp < w
-                        new[(wp, w)] = Reason(
-                            f"{ix.label(wp)} < {ix.label(w)} in {name}: {ix.label(r)} reads {ix.label(w)} "
-                            f"after {ix.label(wp)}, so {ix.label(wp)} must precede {ix.label(w)}",
-                            "forced", (wp, w))
+                        new[(wp, w)] = ("forced", name, r)
                 if from_read and w is not None:
                     # the first write to x of k after w must follow r ("from-read")
                     base, pw, iw = ix.base[k], ix.proc_of[w], ix.idx[w]
@@ -99,24 +102,22 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
                     if j < len(lst):
                         wn = base + lst[j]
                         if ix.idx[r] > clock[wn][proc]:
-                            new[(r, wn)] = Reason(
-                                f"{ix.label(r)} < {ix.label(wn)} in {name}: {ix.label(r)} reads "
-                                f"{ix.label(w)}, which precedes {ix.label(wn)}, so the read must come "
-                                f"before {ix.label(wn)}", "forced", (r, wn))
+                            new[(r, wn)] = ("fr", name, r, w)
         if not new:
             return View(proc, order, E)
         E.update(new)
-        order = None
+        budget.tick()
+        got = extend_order(ix, order, new.keys(), E.keys())
+        if got is None:
+            return conflict_of(ix, E)
+        order = got
 
 
 def build_view(ix: Index, view: View) -> tuple[int, ...]:
     """The greedy construction above: ``S_i`` as a tuple of uids."""
     k_i = view.process
-    order = view.order
-    clock = order.clock
-    rank = [0] * ix.n
-    for pos, u in enumerate(order.topo):
-        rank[u] = pos
+    clock = view.order.clock
+    rank = view.order.rank()
     mine = range(ix.base[k_i], ix.base[k_i] + ix.length[k_i])
     cols = [[clock[o][k] for o in mine] for k in range(ix.P)]
     nmine = len(mine)
@@ -136,13 +137,13 @@ def build_view(ix: Index, view: View) -> tuple[int, ...]:
 
 
 def check_views(ix: Index, edges: Edges, vs: Mapping[int, int | None], budget: Budget,
-                base: ClosedOrder | None = None, from_read: bool = False) -> list[View] | Conflict:
+                base: DOrder | None = None, from_read: bool = False) -> list[View] | Conflict:
     """Saturate the view of every process on top of ``closure(po ∪ edges)``."""
     if base is None:
         budget.tick()
-        got = closure(ix, edges.keys())
-        if isinstance(got, Cycle):
-            return Conflict(cycle_reasons(ix, edges, got))
+        got = full_order(ix, edges.keys())
+        if got is None:
+            return conflict_of(ix, edges)
         base = got
     views: list[View] = []
     for k in range(ix.P):

@@ -17,12 +17,17 @@ from dataclasses import dataclass, field
 
 from fisheye.spec.causal import candidate_sources
 from fisheye.spec.history import History
-from fisheye.spec.order import ClosedOrder, Cycle, close
+from fisheye.spec.order import Cycle, close
 
 from ..result import Reason
 
-Edges = dict[tuple[int, int], Reason]
-"""A relation on uids, each pair with the reason it holds (rule ``rf``, ``forced``...)."""
+Info = tuple
+"""Why an ordering holds, rendered into a :class:`Reason` only for certificates:
+``("rf",)``, ``("view", S)``, ``("forced", S, r)``, ``("fr", S, r, w)``, ``("init", S, r)``,
+``("edge", S, p, q, what)``, ``("probe",)``, ``("choice",)``."""
+
+Edges = dict[tuple[int, int], Info]
+"""A relation on uids, each pair with the reason it holds."""
 
 
 class BudgetExhausted(Exception):
@@ -97,11 +102,11 @@ class Index:
     def uid(self, k: int, i: int) -> int:
         return self.base[k] + i
 
-    def precedes(self, order: ClosedOrder, a: int, b: int) -> bool:
+    def precedes(self, order: DOrder, a: int, b: int) -> bool:
         """``a`` strictly before ``b`` in ``order`` (clock test)."""
         return a != b and self.idx[a] <= order.clock[b][self.proc_of[a]]
 
-    def last_write_before(self, order: ClosedOrder, b: int, k: int, reg: str) -> int | None:
+    def last_write_before(self, order: DOrder, b: int, k: int, reg: str) -> int | None:
         """The last write of process ``k`` to ``reg`` that precedes or equals ``b``."""
         lst = self.xw.get((k, reg))
         if not lst:
@@ -110,38 +115,152 @@ class Index:
         return None if j < 0 else self.base[k] + lst[j]
 
 
-def po_reason(ix: Index, a: int, b: int) -> Reason:
-    return Reason(f"{ix.label(a)} < {ix.label(b)}: process order of {ix.h.ops[a].process}", "po", (a, b))
+class DOrder:
+    """``closure(po ∪ edges)`` as vector clocks (``clock[b][k]``: the last index of
+    process ``k`` that precedes or equals ``b``) plus the non-po successor lists.  An
+    extension shares the unchanged rows with its base (a changed row is a new list)."""
+
+    __slots__ = ("clock", "succ")
+
+    def __init__(self, clock: list[list[int]], succ: dict[int, list[int]]):
+        self.clock = clock
+        self.succ = succ
+
+    def rank(self) -> list[int]:
+        """A topological rank: ``a < b`` implies ``rank[a] < rank[b]``."""
+        return [sum(c) for c in self.clock]
+
+
+def full_order(ix: Index, edges: Iterable[tuple[int, int]]) -> DOrder | None:
+    """``closure(po ∪ edges)``, or None when it has a cycle (Kahn's algorithm, pushing
+    clocks forward)."""
+    n, P, proc_of, idx = ix.n, ix.P, ix.proc_of, ix.idx
+    succ: dict[int, list[int]] = {}
+    indeg = [0] * n
+    for a, b in edges:
+        succ.setdefault(a, []).append(b)
+        indeg[b] += 1
+    for u in range(n - 1):
+        if proc_of[u] == proc_of[u + 1]:
+            indeg[u + 1] += 1
+    clock: list[list[int] | None] = [None] * n
+    ready = [u for u in range(n) if indeg[u] == 0]
+    done = 0
+    empty = [-1] * P
+    while ready:
+        u = ready.pop()
+        done += 1
+        c = clock[u]
+        k = proc_of[u]
+        if c is None:
+            c = empty.copy()
+            clock[u] = c
+        c[k] = idx[u]
+        nxt = succ.get(u, ())
+        if u + 1 < n and proc_of[u + 1] == k:
+            nxt = (*nxt, u + 1)
+        for v in nxt:
+            cv = clock[v]
+            clock[v] = c.copy() if cv is None else list(map(max, cv, c))
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                ready.append(v)
+    if done < n:
+        return None
+    return DOrder(clock, succ)  # type: ignore[arg-type]
+
+
+def extend_order(ix: Index, base: DOrder, new: Iterable[tuple[int, int]], all_edges: Iterable[tuple[int, int]]
+                 ) -> DOrder | None:
+    """``base`` extended with the pairs ``new`` (``all_edges``: base's generating pairs
+    plus ``new``, used when recomputing is cheaper); None on a cycle."""
+    new = list(new)
+    if len(new) > 4:
+        return full_order(ix, all_edges)
+    proc_of, idx, n = ix.proc_of, ix.idx, ix.n
+    clock = list(base.clock)
+    succ = dict(base.succ)
+    for a, b in new:
+        if idx[b] <= clock[a][proc_of[b]]:
+            return None  # b precedes or equals a: a cycle
+        if idx[a] <= clock[b][proc_of[a]]:
+            continue  # already ordered
+        succ[a] = [*succ.get(a, ()), b]
+        stack = [(b, clock[a])]
+        while stack:
+            v, c = stack.pop()
+            cv = clock[v]
+            m = list(map(max, cv, c))
+            if m == cv:
+                continue
+            clock[v] = m
+            for w in succ.get(v, ()):
+                stack.append((w, m))
+            if v + 1 < n and proc_of[v + 1] == proc_of[v]:
+                stack.append((v + 1, m))
+    return DOrder(clock, succ)
+
+
+def conflict_of(ix: Index, edges: Mapping[tuple[int, int], Info]) -> Conflict:
+    """The certificate of a cyclic ``po ∪ edges``: the cycle, each edge with its reason."""
+    got = close(ix.h, edges.keys())
+    if not isinstance(got, Cycle):
+        raise AssertionError("conflict_of called on an acyclic relation")
+    return Conflict(cycle_reasons(ix, edges, got))
+
+
+def render(ix: Index, a: int, b: int, info: Info) -> Reason:
+    """The plain-words reason of the ordering ``a < b``."""
+    la, lb = ix.label(a), ix.label(b)
+    kind = info[0]
+    if kind == "rf":
+        return Reason(f"{la} < {lb}: the read reads from this write", "rf", (a, b))
+    if kind == "view":
+        return Reason(f"{la} < {lb} in {info[1]}: the read returns the value of this write there",
+                      "view", (a, b))
+    if kind == "forced":
+        r = ix.label(info[2])
+        return Reason(f"{la} < {lb} in {info[1]}: {r} reads {lb} after {la}, so {la} must precede {lb}",
+                      "forced", (a, b, info[2]))
+    if kind == "fr":
+        w = ix.label(info[3])
+        return Reason(f"{la} < {lb} in {info[1]}: {la} reads {w}, which precedes {lb}, so the read must "
+                      f"come before {lb}", "forced", (a, b, info[3]))
+    if kind == "init":
+        return Reason(f"{la} < {lb} in {info[1]}: {la} returns the initial value of {ix.reg[a]}",
+                      "forced", (a, b))
+    if kind == "edge":
+        _, view, p, q, what = info
+        return Reason(f"{la} < {lb} in the star order: {view} must order them so, and the star order is "
+                      f"total on the {what} of {p} and {q} [edge {p}-{q}]", "edge", (a, b))
+    if kind == "probe":
+        return Reason(f"{la} < {lb}: probe choice", "probe", (a, b))
+    if kind == "choice":
+        return Reason(f"{la} < {lb}: search choice", "choice", (a, b))
+    if kind == "po":
+        return Reason(f"{la} < {lb}: process order of {ix.h.ops[a].process}", "po", (a, b))
+    return Reason(f"{la} < {lb}", "order", (a, b))
 
 
 def rf_edges(ix: Index, rf: Mapping[int, int | None]) -> Edges:
-    out: Edges = {}
-    for r, w in rf.items():
-        if w is not None:
-            out[(w, r)] = Reason(f"{ix.label(w)} < {ix.label(r)}: the read reads from this write", "rf",
-                                 (w, r))
-    return out
+    return {(w, r): ("rf",) for r, w in rf.items() if w is not None}
 
 
-def closure(ix: Index, edges: Iterable[tuple[int, int]]) -> ClosedOrder | Cycle:
-    return close(ix.h, edges)
-
-
-def edge_reason(ix: Index, edges: Mapping[tuple[int, int], Reason], a: int, b: int) -> Reason:
+def edge_reason(ix: Index, edges: Mapping[tuple[int, int], Info], a: int, b: int) -> Reason:
     if (a, b) in edges:
-        return edges[(a, b)]
+        return render(ix, a, b, edges[(a, b)])
     if ix.proc_of[a] == ix.proc_of[b] and ix.idx[a] < ix.idx[b]:
-        return po_reason(ix, a, b)
-    return Reason(f"{ix.label(a)} < {ix.label(b)}", "order", (a, b))
+        return render(ix, a, b, ("po",))
+    return render(ix, a, b, ("order",))
 
 
-def cycle_reasons(ix: Index, edges: Mapping[tuple[int, int], Reason], cycle: Cycle) -> tuple[Reason, ...]:
+def cycle_reasons(ix: Index, edges: Mapping[tuple[int, int], Info], cycle: Cycle) -> tuple[Reason, ...]:
     """A cycle of forced orderings, each edge with its reason."""
     ops = list(cycle.ops)
     return tuple(edge_reason(ix, edges, a, b) for a, b in zip(ops, ops[1:] + ops[:1], strict=True))
 
 
-def path_reasons(ix: Index, edges: Mapping[tuple[int, int], Reason], a: int, b: int) -> tuple[Reason, ...]:
+def path_reasons(ix: Index, edges: Mapping[tuple[int, int], Info], a: int, b: int) -> tuple[Reason, ...]:
     """A path ``a -> ... -> b`` in process order ∪ ``edges`` (BFS), each step with its
     reason; empty if there is none (should not happen when the order says a < b)."""
     succ: dict[int, list[int]] = {}
@@ -169,7 +288,7 @@ def path_reasons(ix: Index, edges: Mapping[tuple[int, int], Reason], a: int, b: 
     return tuple(edge_reason(ix, edges, x, y) for x, y in zip(path, path[1:], strict=False))
 
 
-def order_key(order: ClosedOrder) -> bytes:
+def order_key(order: DOrder) -> bytes:
     """A 128-bit digest of a closure (memoisation of refuted search nodes without keeping
     the clocks alive)."""
     from array import array
@@ -179,7 +298,7 @@ def order_key(order: ClosedOrder) -> bytes:
     return blake2b(flat.tobytes(), digest_size=16).digest()
 
 
-def fair_topo(ix: Index, order: ClosedOrder) -> list[int]:
+def fair_topo(ix: Index, order: DOrder) -> list[int]:
     """A topological order of ``order`` that interleaves the processes by progress (the
     ready operation whose position ``index / length`` in its process is smallest comes
     first): a guess of real time, used to orient the pairs a search must choose."""

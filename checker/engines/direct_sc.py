@@ -22,17 +22,17 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Mapping
 
-from fisheye.spec.order import ClosedOrder, Cycle
-
 from ..result import Reason
 from .direct_order import (
     Budget,
     Conflict,
+    DOrder,
     Edges,
     Index,
-    closure,
-    cycle_reasons,
+    conflict_of,
+    extend_order,
     fair_topo,
+    full_order,
     order_key,
     path_reasons,
 )
@@ -41,14 +41,15 @@ from .direct_order import (
 )
 
 
-def _saturate(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budget
-              ) -> tuple[ClosedOrder, Edges] | Conflict:
-    E: Edges = dict(edges)
+def _saturate(ix: Index, E: Edges, order: DOrder | None, added: Edges, rf: Mapping[int, int | None],
+              budget: Budget) -> tuple[DOrder, Edges] | Conflict:
+    """Saturate ``E ∪ added``; ``order`` is the closure of ``E`` when known."""
+    E = {**E, **added}
+    budget.tick()
+    got = full_order(ix, E.keys()) if order is None else extend_order(ix, order, added.keys(), E.keys())
     while True:
-        budget.tick()
-        got = closure(ix, E.keys())
-        if isinstance(got, Cycle):
-            return Conflict(cycle_reasons(ix, E, got))
+        if got is None:
+            return conflict_of(ix, E)
         clock = got.clock
         new: Edges = {}
         for r, w in rf.items():
@@ -66,19 +67,14 @@ def _saturate(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Bud
                             f"{ix.label(r)} returns the initial value of {x}, but {ix.label(first)} "
                             f"precedes it, so S cannot be legal", "legality", (first, r)),))
                     if ix.idx[r] > clock[first][ix.proc_of[r]]:
-                        new[(r, first)] = Reason(
-                            f"{ix.label(r)} < {ix.label(first)} in S: the read returns the initial "
-                            f"value of {x}", "forced", (r, first))
+                        new[(r, first)] = ("init", "S")
                     continue
                 # rule 1: the last write to x of k before r must precede w
                 j = bisect_left(lst, c[k] + 1) - 1
                 if j >= 0:
                     wp = base + lst[j]
                     if wp != w and ix.idx[wp] > clock[w][k]:
-                        new[(wp, w)] = Reason(
-                            f"{ix.label(wp)} < {ix.label(w)} in S: {ix.label(r)} reads {ix.label(w)} "
-                            f"after {ix.label(wp)}, so {ix.label(wp)} must precede {ix.label(w)}",
-                            "forced", (wp, w))
+                        new[(wp, w)] = ("forced", "S", r)
                 # rule 2: the first write to x of k after w must follow r
                 pw, iw = ix.proc_of[w], ix.idx[w]
                 j = bisect_left(lst, iw, key=lambda i, b=base, pw=pw: clock[b + i][pw])
@@ -87,17 +83,21 @@ def _saturate(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Bud
                 if j < len(lst):
                     wn = base + lst[j]
                     if ix.idx[r] > clock[wn][ix.proc_of[r]]:
-                        new[(r, wn)] = Reason(
-                            f"{ix.label(r)} < {ix.label(wn)} in S: {ix.label(r)} reads {ix.label(w)} "
-                            f"and {ix.label(w)} precedes {ix.label(wn)}, so the read must come before "
-                            f"{ix.label(wn)}", "forced", (r, wn))
+                        new[(r, wn)] = ("fr", "S", r, w)
         if not new:
             return got, E
         E.update(new)
+        budget.tick()
+        got = extend_order(ix, got, new.keys(), E.keys())
 
 
-def _open_pair(ix: Index, order: ClosedOrder, groups: list[list[int]]) -> tuple[int, int] | None:
-    rank = {u: i for i, u in enumerate(order.topo)}
+def _sequence(order: DOrder) -> tuple[int, ...]:
+    rank = order.rank()
+    return tuple(sorted(range(len(rank)), key=rank.__getitem__))
+
+
+def _open_pair(ix: Index, order: DOrder, groups: list[list[int]]) -> tuple[int, int] | None:
+    rank = order.rank()
     for g in groups:
         s = sorted(g, key=rank.__getitem__)
         for a, b in zip(s, s[1:], strict=False):
@@ -106,14 +106,14 @@ def _open_pair(ix: Index, order: ClosedOrder, groups: list[list[int]]) -> tuple[
     return None
 
 
-def _chain(ix: Index, order: ClosedOrder, groups: list[list[int]]) -> Edges:
+def _chain(ix: Index, order: DOrder, groups: list[list[int]]) -> Edges:
     rank = {u: i for i, u in enumerate(fair_topo(ix, order))}
     out: Edges = {}
     for g in groups:
         s = sorted(g, key=rank.__getitem__)
         for a, b in zip(s, s[1:], strict=False):
             if not ix.precedes(order, a, b):
-                out[(a, b)] = Reason(f"{ix.label(a)} < {ix.label(b)}: probe choice", "probe", (a, b))
+                out[(a, b)] = ("probe",)
     return out
 
 
@@ -128,8 +128,8 @@ def solve_sc(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budg
     glist = [g for g in groups.values() if len(g) > 1]
     refuted: set[bytes] = set()
 
-    def go(E: Edges) -> tuple[int, ...] | Conflict:
-        got = _saturate(ix, E, rf, budget)
+    def go(E: Edges, order: DOrder | None, added: Edges) -> tuple[int, ...] | Conflict:
+        got = _saturate(ix, E, order, added, rf, budget)
         if isinstance(got, Conflict):
             return got
         order, E = got
@@ -138,19 +138,18 @@ def solve_sc(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budg
             return Conflict(())
         pair = _open_pair(ix, order, glist)
         if pair is None:
-            return order.topo
-        probe = _saturate(ix, {**E, **_chain(ix, order, glist)}, rf, budget)
+            return _sequence(order)
+        probe = _saturate(ix, E, order, _chain(ix, order, glist), rf, budget)
         if not isinstance(probe, Conflict) and _open_pair(ix, probe[0], glist) is None:
-            return probe[0].topo
+            return _sequence(probe[0])
         a, b = _conflict_choice(probe, pair)
         failed: list[Conflict] = []
         for x, y in ((a, b), (b, a)):
-            res = go({**E, (x, y): Reason(f"{ix.label(x)} < {ix.label(y)}: search choice", "choice",
-                                          (x, y))})
+            res = go(E, order, {(x, y): ("choice",)})
             if not isinstance(res, Conflict):
                 return res
             failed.append(res)
         refuted.add(key)
         return next((c for c in failed if c.reasons), Conflict(()))
 
-    return go(dict(edges))
+    return go(dict(edges), None, {})

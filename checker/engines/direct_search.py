@@ -23,12 +23,11 @@ from dataclasses import dataclass
 
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.models import Model
-from fisheye.spec.order import Cycle
 from fisheye.spec.witness import Witness
 
 from ..result import Reason
 from .direct_cc import build_view, check_views
-from .direct_order import Budget, Conflict, Index, closure, cycle_reasons, rf_edges
+from .direct_order import Budget, Conflict, Index, conflict_of, full_order, rf_edges
 from .direct_sc import solve_sc
 from .direct_star import solve_star
 
@@ -69,9 +68,8 @@ class _Solver:
         hb = rf_edges(ix, rf)
         if model is Model.SC:
             budget.tick()
-            got = closure(ix, hb.keys())
-            if isinstance(got, Cycle):
-                return Conflict(cycle_reasons(ix, hb, got))
+            if full_order(ix, hb.keys()) is None:
+                return conflict_of(ix, hb)
             if partial:
                 return None
             res = solve_sc(ix, hb, rf, budget)

@@ -24,11 +24,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from fisheye.spec.graph import ProximityGraph
-from fisheye.spec.order import ClosedOrder, Cycle
 
-from ..result import Reason
 from .direct_cc import View, check_views
-from .direct_order import Budget, Conflict, Edges, Index, closure, cycle_reasons, fair_topo, order_key
+from .direct_order import (
+    Budget,
+    Conflict,
+    DOrder,
+    Edges,
+    Index,
+    conflict_of,
+    extend_order,
+    fair_topo,
+    full_order,
+    order_key,
+)
 from .direct_order import conflict_choice as _conflict_choice
 
 
@@ -64,13 +73,14 @@ def _edges_of(ix: Index, graph: ProximityGraph, all_operations: bool) -> list[_E
     return out
 
 
-def _forced_star(ix: Index, star: ClosedOrder, views: list[View], edges: list[_Edge],
+def _forced_star(ix: Index, star: DOrder, views: list[View], edges: list[_Edge],
                  all_operations: bool) -> Edges:
     new: Edges = {}
     for v in views:
         i = v.process
         clock = v.order.clock
         name = f"S_{ix.procs[i]}"
+        what = "operations" if all_operations else "writes"
         for e in edges:
             lists = {k: (e.alls[k] if (all_operations and k == i) else e.writes[k]) for k in (e.p, e.q)}
             for k_b in (e.p, e.q):
@@ -87,17 +97,12 @@ def _forced_star(ix: Index, star: ClosedOrder, views: list[View], edges: list[_E
                         a = ix.base[k] + lst[j]
                         if ix.idx[a] <= star.clock[b][k] or (a, b) in new:
                             continue
-                        pq = f"{ix.procs[e.p]}-{ix.procs[e.q]}"
-                        new[(a, b)] = Reason(
-                            f"{ix.label(a)} < {ix.label(b)} in the star order: {name} must order them "
-                            f"so, and the star order is total on the "
-                            f"{'operations' if all_operations else 'writes'} of {ix.procs[e.p]} and "
-                            f"{ix.procs[e.q]} [edge {pq}]", "edge", (a, b))
+                        new[(a, b)] = ("edge", name, ix.procs[e.p], ix.procs[e.q], what)
     return new
 
 
-def _open_pair(ix: Index, order: ClosedOrder, edges: list[_Edge]) -> tuple[int, int] | None:
-    rank = {u: i for i, u in enumerate(order.topo)}
+def _open_pair(ix: Index, order: DOrder, edges: list[_Edge]) -> tuple[int, int] | None:
+    rank = order.rank()
     for e in edges:
         s = sorted(e.members, key=rank.__getitem__)
         for a, b in zip(s, s[1:], strict=False):
@@ -106,7 +111,7 @@ def _open_pair(ix: Index, order: ClosedOrder, edges: list[_Edge]) -> tuple[int, 
     return None
 
 
-def _chain(ix: Index, order: ClosedOrder, edges: list[_Edge], guess: ClosedOrder | None = None) -> Edges:
+def _chain(ix: Index, order: DOrder, edges: list[_Edge], guess: DOrder | None = None) -> Edges:
     """Orient every pair of each ``M_pq`` left open by ``order`` as in the fair
     topological order of ``guess`` (default: ``order``)."""
     rank = {u: i for i, u in enumerate(fair_topo(ix, guess or order))}
@@ -115,19 +120,38 @@ def _chain(ix: Index, order: ClosedOrder, edges: list[_Edge], guess: ClosedOrder
         s = sorted(e.members, key=rank.__getitem__)
         for a, b in zip(s, s[1:], strict=False):
             if not ix.precedes(order, a, b):
-                out[(a, b)] = Reason(f"{ix.label(a)} < {ix.label(b)}: probe choice", "probe", (a, b))
+                out[(a, b)] = ("probe",)
     return out
 
 
-def _guess(ix: Index, star: ClosedOrder, E: Edges, views: list[View]) -> ClosedOrder:
+def _guess(ix: Index, star: DOrder, E: Edges, views: list[View]) -> DOrder:
     """The order whose fair topological order orients the probe's pairs: the star order
     with the forced orderings of every view (when their union is acyclic), so that the
     guess agrees with what each view already needs."""
     union: Edges = dict(E)
     for v in views:
         union.update(v.edges)
-    got = closure(ix, union.keys())
-    return star if isinstance(got, Cycle) else got
+    got = full_order(ix, union.keys())
+    return star if got is None else got
+
+
+def _premise_pair(ix: Index, order: DOrder, probe: Conflict, members_of: dict[int, set[int]],
+                  default: tuple[int, int]) -> tuple[int, int]:
+    """After a probe refuted without a probe choice on its cycle: an open pair of some
+    ``M_pq`` that a step of the cycle relied on (the premise ``w < w'`` of a from-read
+    step, or a star pair forced at the probe), reversed.  Branching on it keeps the
+    search complete (it is an open pair of some ``M_pq``) and targets the conflict."""
+    for r in probe.reasons:
+        if r.rule == "forced" and len(r.ops) == 3 and not ix.is_write[r.ops[0]]:
+            x, y = r.ops[2], r.ops[1]  # from-read: the read's source precedes y
+        elif r.rule == "edge":
+            x, y = r.ops[0], r.ops[1]
+        else:
+            continue
+        if members_of.get(x, set()) & members_of.get(y, set()) and not ix.precedes(order, x, y) \
+                and not ix.precedes(order, y, x):
+            return y, x
+    return default
 
 
 def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[int, int | None],
@@ -137,14 +161,19 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     when no conflict is found), used to prune partial read-from maps."""
     edges = _edges_of(ix, graph, all_operations)
     refuted: set[bytes] = set()
+    members_of: dict[int, set[int]] = {}
+    for n_e, e in enumerate(edges):
+        for u in e.members:
+            members_of.setdefault(u, set()).add(n_e)
 
-    def saturate(E: Edges) -> tuple[ClosedOrder, Edges, list[View]] | Conflict:
-        E = dict(E)
+    def saturate(E: Edges, order: DOrder | None, added: Edges
+                 ) -> tuple[DOrder, Edges, list[View]] | Conflict:
+        E = {**E, **added}
+        budget.tick()
+        got = full_order(ix, E.keys()) if order is None else extend_order(ix, order, added.keys(), E.keys())
         while True:
-            budget.tick()
-            got = closure(ix, E.keys())
-            if isinstance(got, Cycle):
-                return Conflict(cycle_reasons(ix, E, got))
+            if got is None:
+                return conflict_of(ix, E)
             views = check_views(ix, E, vs, budget, base=got, from_read=True)
             if isinstance(views, Conflict):
                 return views
@@ -152,9 +181,11 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
             if not new:
                 return got, E, views
             E.update(new)
+            budget.tick()
+            got = extend_order(ix, got, new.keys(), E.keys())
 
-    def go(E: Edges) -> StarSolution | Conflict:
-        got = saturate(E)
+    def go(E: Edges, order: DOrder | None, added: Edges) -> StarSolution | Conflict:
+        got = saturate(E, order, added)
         if isinstance(got, Conflict):
             return got
         order, E, views = got
@@ -164,14 +195,15 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
         pair = _open_pair(ix, order, edges)
         if pair is None:
             return StarSolution(E, views)
-        probe = saturate({**E, **_chain(ix, order, edges, _guess(ix, order, E, views))})
+        probe = saturate(E, order, _chain(ix, order, edges, _guess(ix, order, E, views)))
         if not isinstance(probe, Conflict) and _open_pair(ix, probe[0], edges) is None:
             return StarSolution(probe[1], probe[2])
         a, b = _conflict_choice(probe, pair)
+        if (a, b) == pair and isinstance(probe, Conflict):
+            a, b = _premise_pair(ix, order, probe, members_of, pair)
         failed: list[Conflict] = []
         for x, y in ((a, b), (b, a)):
-            res = go({**E, (x, y): Reason(f"{ix.label(x)} < {ix.label(y)}: search choice", "choice",
-                                          (x, y))})
+            res = go(E, order, {(x, y): ("choice",)})
             if not isinstance(res, Conflict):
                 return res
             failed.append(res)
@@ -179,6 +211,6 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
         return next((c for c in failed if c.reasons), Conflict(()))
 
     if propagate_only:
-        got = saturate(dict(hb_edges))
+        got = saturate(dict(hb_edges), None, {})
         return got if isinstance(got, Conflict) else None
-    return go(dict(hb_edges))
+    return go(dict(hb_edges), None, {})
