@@ -37,6 +37,17 @@ class Write:
 
 
 @dataclass(frozen=True)
+class Broadcast(Write):
+    """A broadcast-level step (issue 9): ``TOCO_broadcast(WRITE(X, v, i))`` without
+    Algorithm 2's wait (line 4), so a process may broadcast again before its own message
+    is delivered -- Algorithm 1 exercised as a broadcast in its own right.  Recorded as
+    a write; text form ``bcast(X,v)``."""
+
+    def __str__(self) -> str:
+        return f"bcast({self.register},{self.value})"
+
+
+@dataclass(frozen=True)
 class Read:
     register: str
     name: str | None = None
@@ -150,7 +161,8 @@ def scenario(name: str) -> Scenario:
 # ---- a small text form, handy in tests and on the command line ------------------------------
 _OP = re.compile(r"^(?:(?P<name>\w+)\s*=\s*)?read\((?P<rr>\w+)\)(?:\s*->\s*(?P<exp>-?\w+))?$"
                  r"|^write\((?P<wr>\w+)\s*,\s*(?P<wv>-?\w+)\)$"
-                 r"|^await\s+(?P<ar>\w+)\s*==\s*(?P<av>-?\w+)$")
+                 r"|^await\s+(?P<ar>\w+)\s*==\s*(?P<av>-?\w+)$"
+                 r"|^bcast\((?P<br>\w+)\s*,\s*(?P<bv>-?\w+)\)$")
 
 
 def _value(text: str) -> Value:
@@ -174,11 +186,13 @@ def parse_program(text: str) -> Program:
                 continue
             mt = _OP.match(raw)
             if not mt:
-                raise ValueError(f"{raw!r} is not write(X,v), [name=]read(X)[->v] or await X==v")
+                raise ValueError(f"{raw!r} is not write(X,v), [name=]read(X)[->v], await X==v or bcast(X,v)")
             if mt["rr"]:
                 ops.append(Read(mt["rr"], mt["name"], _value(mt["exp"]) if mt["exp"] else None))
             elif mt["wr"]:
                 ops.append(Write(mt["wr"], _value(mt["wv"])))
+            elif mt["br"]:
+                ops.append(Broadcast(mt["br"], _value(mt["bv"])))
             else:
                 ops.append(Await(mt["ar"], _value(mt["av"])))
         progs[proc.strip()] = ops

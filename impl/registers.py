@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from fisheye.spec.history import Value
 
-from .programs import Await, Operation, Read, Write
+from .programs import Await, Broadcast, Operation, Read, Write
 
 
 class RegState(NamedTuple):
@@ -56,7 +56,9 @@ def invoke(ops: tuple[Operation, ...], reg_index: dict[str, int], st: RegState, 
     op = ops[st.pc]
     if isinstance(op, Write):
         # lines 2-4: broadcast, delivered_i <- false, wait (unless the mutant drops it)
-        return RegState(st.pc + 1, wait, st.copies, st.results), (op.register, op.value)
+        # a Broadcast (issue 9's broadcast-level programs) never waits
+        waits = wait and not isinstance(op, Broadcast)
+        return RegState(st.pc + 1, waits, st.copies, st.results), (op.register, op.value)
     if isinstance(op, Read | Await):
         v = st.copies[reg_index[op.register]]                                 # line 7
         return RegState(st.pc + 1, False, st.copies, st.results + (v,)), None
