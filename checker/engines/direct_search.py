@@ -13,7 +13,8 @@ the single sequence.
 
 Reads with a single option are fixed first; the others are assigned one by one, most
 constrained first, and each partial assignment is pruned by saturation (sound: the
-constraints only grow with the assignment).
+constraints only grow with the assignment).  sc with repeated values is searched over
+executions instead (:mod:`.direct_sc_states`).
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ from fisheye.spec.witness import Witness
 
 from ..result import Reason
 from .direct_cc import build_view, check_views
-from .direct_order import Budget, Conflict, Index, conflict_of, full_order, rf_edges
+from .direct_order import Budget, BudgetExhausted, Conflict, Index, conflict_of, full_order, rf_edges
 from .direct_sc import solve_sc
+from .direct_sc_states import solve_sc_states
 from .direct_star import solve_star
 
 Option = tuple[int | None, int | None]  # (rf, vs)
@@ -53,6 +55,23 @@ def _options(ix: Index, model: Model, r: int) -> list[Option]:
     same = [(w, w) for w in writes]
     mixed = [(w, v) for w in writes for v in writes if v != w]
     return same + mixed
+
+
+def _from_sequence(ix: Index, model: Model, seq: tuple[int, ...]) -> Witness:
+    """The witness of ``model`` given by a legal serialisation ``seq`` (sc implies every
+    model): each read reads from the last write to its register before it, each view is
+    ``seq`` restricted to its scope, and the star order is ``seq`` itself."""
+    last: dict[str, int] = {}
+    rf: dict[int, int | None] = {}
+    for u in seq:
+        if ix.is_write[u]:
+            last[ix.reg[u]] = u
+        else:
+            rf[u] = last.get(ix.reg[u])
+    views = {p: tuple(u for u in seq if ix.is_write[u] or ix.proc_of[u] == k)
+             for k, p in enumerate(ix.procs)}
+    star = tuple(zip(seq, seq[1:], strict=False)) if model.uses_graph else ()
+    return Witness(read_from=rf, star=star, views=views)
 
 
 class _Solver:
@@ -99,6 +118,21 @@ class _Solver:
                     f"{op.label()} returns {op.value!r}, which no write to {op.register} that may "
                     f"precede it supplies and which is not the initial value of {op.register}",
                     "rf", (r,)),))
+        if self.model is Model.SC and not ix.h.differentiated:
+            seq = solve_sc_states(ix, self.budget)
+            if isinstance(seq, Conflict):
+                return Outcome(None, seq.reasons)
+            return Outcome(Witness(sequence=seq))
+        if not ix.h.differentiated:
+            # common case first: an sc history is consistent for every model, and the
+            # serialisation gives the witness; a small budget, then the full search
+            try:
+                seq = solve_sc_states(ix, Budget(max_nodes=min(2000, self.budget.max_nodes),
+                                                 timeout=self.budget.timeout))
+            except BudgetExhausted:
+                seq = None
+            if isinstance(seq, tuple):
+                return Outcome(_from_sequence(ix, self.model, seq))
         opts = {r: _options(ix, self.model, r) for r in ix.reads}
         fixed = {r: o[0] for r, o in opts.items() if len(o) == 1}
         open_reads = sorted((r for r in ix.reads if len(opts[r]) > 1), key=lambda r: (len(opts[r]), r))

@@ -1,0 +1,94 @@
+"""Sequential consistency (section 2.2) by search over executions, for histories with
+repeated values (where the read-from map is unknown and legality is by value).
+
+A state is how far each process has got plus the current value of every register.
+Reduction (sound and complete): a read that is legal in a state is executed at once, as
+it changes no value and only advances its process (any serialisation from that state
+can move it first).  Then one branches on the next write of each process.  States
+already explored are memoised, so the search is bounded by the number of distinct
+(progress, memory) pairs; the budget is charged one node per 25 states.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fisheye.spec.history import value_key
+
+from ..result import Reason
+from .direct_order import Budget, Conflict, Index
+
+
+def solve_sc_states(ix: Index, budget: Budget) -> tuple[int, ...] | Conflict:
+    h = ix.h
+    regs = {x: i for i, x in enumerate(h.registers)}
+    vkey = [op.vkey for op in h.ops]
+    reg = [regs[op.register] for op in h.ops]
+    P, base, length, is_write = ix.P, ix.base, ix.length, ix.is_write
+    mem0 = tuple(value_key(h.initial_value(x)) for x in h.registers)
+    seen: set[tuple[tuple[int, ...], tuple[Any, ...]]] = set()
+    count = 0
+
+    def close_reads(front: list[int], mem: tuple[Any, ...], path: list[int]) -> None:
+        moved = True
+        while moved:
+            moved = False
+            for k in range(P):
+                while front[k] < length[k]:
+                    u = base[k] + front[k]
+                    if is_write[u] or mem[reg[u]] != vkey[u]:
+                        break
+                    path.append(u)
+                    front[k] += 1
+                    moved = True
+
+    front0 = [0] * P
+    path: list[int] = []
+    close_reads(front0, mem0, path)
+    def order(front: tuple[int, ...], mem: tuple[Any, ...]) -> tuple[int, ...]:
+        """Processes whose next operation is a write; first those whose write supplies
+        a value some blocked read waits for (a heuristic: any order is complete)."""
+        need = set()
+        writers = []
+        for k in range(P):
+            if front[k] < length[k]:
+                u = base[k] + front[k]
+                if is_write[u]:
+                    writers.append(k)
+                else:
+                    need.add((reg[u], vkey[u]))
+        writers.sort(key=lambda k: (reg[base[k] + front[k]], vkey[base[k] + front[k]]) not in need)
+        return tuple(writers)
+
+    # DFS stack entries: (frontier, memory, path length at entry, candidates, next candidate)
+    f0 = tuple(front0)
+    stack: list[tuple[tuple[int, ...], tuple[Any, ...], int, tuple[int, ...], int]] = [
+        (f0, mem0, len(path), order(f0, mem0), 0)]
+    seen.add((f0, mem0))
+    while stack:
+        front, mem, plen, cands, ci = stack.pop()
+        del path[plen:]
+        if all(front[k] == length[k] for k in range(P)):
+            return tuple(path)
+        if ci >= len(cands):
+            continue
+        stack.append((front, mem, plen, cands, ci + 1))  # the other branches, later
+        k = cands[ci]
+        u = base[k] + front[k]
+        nf = list(front)
+        nf[k] += 1
+        nm = mem[:reg[u]] + (vkey[u],) + mem[reg[u] + 1:]
+        path.append(u)
+        close_reads(nf, nm, path)
+        key = (tuple(nf), nm)
+        if key in seen:
+            continue
+        seen.add(key)
+        count += 1
+        if count % 25 == 0:
+            budget.tick()
+        stack.append((key[0], nm, len(path), order(key[0], nm), 0))
+    return Conflict((Reason(
+        f"no interleaving of the processes is legal: all {len(seen)} reachable combinations of "
+        f"progress and register values were explored (reads executed as soon as they are legal)",
+        "search"),))
