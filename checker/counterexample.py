@@ -167,6 +167,10 @@ def from_run(system: Any, schedule: Sequence[Step], violates: str, *, search: st
         explanation = do_explain(h, violates, g, schedule=[s.to_json() for s in schedule]).to_json()
     if violates == DEADLOCK and not details:
         details = deadlock_details(system, state)
+    elif violates not in MODEL_NAMES and not details:
+        found = [v for v in system.broadcast_violations(state, complete=system.is_final(state))
+                 if v.prop == violates]
+        details = str(found[0]) if found else ""
     return Counterexample(
         history=h, violates=violates, algorithm=info.algorithm, variant=info.variant.value,
         mutant=info.mutant.value if info.mutant else None, network=info.network.value,

@@ -1,0 +1,127 @@
+"""``fisheye explain`` on the command line (contract section 3): exit statuses, the
+``--json`` data, the text, the terminal diagram and a well-formed ``--svg``."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from fisheye.checker import explain as explain_mod
+from fisheye.checker.cli import main
+from fisheye.checker.result import Verdict
+from fisheye.spec import paper
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture
+def fig4(tmp_path: Path) -> tuple[Path, Path]:
+    b1, b2 = tmp_path / "fig4-b1.json", tmp_path / "fig4-b2.json"
+    b1.write_text(json.dumps(paper.figure4(1).to_json()))
+    b2.write_text(json.dumps(paper.figure4(2).to_json()))
+    return b1, b2
+
+
+def test_violation_is_explained_in_text_with_a_diagram(fig4, capsys):
+    assert main(["explain", str(fig4[0]), "--model", "fisheye"]) == 0
+    out = capsys.readouterr().out
+    assert "Let:\n  A = w(X,1) at paris (1st operation of paris)" in out
+    assert "paris and berlin are neighbours in G, so either A <* C or C <* A" in out
+    assert out.count("a contradiction!") == 2
+    assert "Space-time diagram" in out and "proximity graph: paris -- berlin" in out
+    assert "cycle in S_berlin: A < C < A" in out
+
+
+def test_json_is_the_explanation_data(fig4, capsys):
+    assert main(["explain", str(fig4[0]), "--model", "fisheye", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["verdict"] == "violation" and data["model"] == "fisheye"
+    assert data["core"] == [["paris", 0], ["paris", 2], ["berlin", 0], ["berlin", 2]]
+    assert data["minimal"] is True and data["core_size"] == 4 and data["operations_total"] == 9
+    assert set(data["let"]) == {"A", "B", "C", "D"}
+    ids = {f["id"] for f in data["facts"]}
+    for f in data["facts"]:
+        assert set(f["premises"]) <= ids and f["because"]
+    assert len(data["proof"]["split"]["cases"]) == 2
+
+
+def test_graph_option_overrides_the_file(fig4, capsys):
+    """Without the edge, Figure 4 b = 1 is fisheye-consistent: nothing to explain."""
+    assert main(["explain", str(fig4[0]), "--model", "fisheye", "--graph", "empty"]) == 1
+    assert "consistent" in capsys.readouterr().out
+
+
+def test_consistent_history_exits_1(fig4, capsys):
+    assert main(["explain", str(fig4[1]), "--model", "fisheye", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["verdict"] == "consistent"
+
+
+def test_unknown_check_exits_3(fig4, capsys, monkeypatch):
+    monkeypatch.setattr(explain_mod, "engine_decider", lambda *a, **k: (lambda h: Verdict.UNKNOWN))
+    assert main(["explain", str(fig4[0]), "--model", "fisheye"]) == 3
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["explain", "{missing}"], "no such file"),
+    (["explain", "{notjson}", "--model", "sc"], "is not JSON"),
+    (["explain", "{fig}"], "--model is required"),
+    (["explain", "{fig}", "--model", "sc", "--graph", "paris:nowhere"], "unknown process"),
+    (["explain", "{fig}", "--model", "nope"], "invalid choice"),
+])
+def test_bad_input_is_one_line_and_exit_2(fig4, tmp_path, capsys, argv, needle):
+    (tmp_path / "bad.json").write_text("{not json")
+    paths = {"missing": str(tmp_path / "missing.json"), "notjson": str(tmp_path / "bad.json"),
+             "fig": str(fig4[0])}
+    assert main([a.format(**paths) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err and "Traceback" not in err
+
+
+def test_svg_is_well_formed_with_the_expected_elements(fig4, tmp_path, capsys):
+    out = tmp_path / "fig4.svg"
+    assert main(["explain", str(fig4[0]), "--model", "fisheye", "--svg", str(out)]) == 0
+    root = ET.parse(out).getroot()
+    assert root.tag == f"{SVG}svg"
+
+    def cls(name: str) -> list[ET.Element]:
+        return [e for e in root.iter() if name in (e.get("class") or "").split()]
+    assert len(cls("process")) == 3                       # one line per process
+    ops = [e for e in cls("op")]
+    assert len(ops) == 9                                  # every operation, as a labelled point
+    assert all(g.find(f"{SVG}circle") is not None and g.find(f"{SVG}text") is not None for g in ops)
+    core = [g for g in ops if "core" in g.get("class", "")]
+    assert sorted(g.find(f"{SVG}text").text for g in core) == [
+        "A = w(X,1)", "B = r(X)->2", "C = w(X,2)", "D = r(X)->1"]
+    assert len(cls("rf")) == 4                            # every read has its read-from arrow
+    assert len([e for e in cls("rf") if "core" in e.get("class", "")]) == 2
+    assert len(cls("cycle")) == 4                         # two 2-edge contradicting cycles
+    assert len(cls("graph-edge")) == 1                    # paris -- berlin
+
+
+def test_property_counterexample_is_explained_from_its_run(tmp_path, capsys):
+    import random
+
+    from fisheye.checker import counterexample as cxm
+    from fisheye.checker.searches import Checker, random_run, shrink
+    from fisheye.impl.system import make_system
+
+    system = make_system("paris-berlin-newyork", "paper", mutant="no-t1")
+    checker = Checker((), properties=True, deadlock=False)
+    rng = random.Random(0)
+    for _ in range(200):
+        sched, state = random_run(system, rng)
+        if "G-delivery order" in checker.violations(system, state):
+            break
+    else:
+        pytest.fail("no G-delivery order violation in 200 runs of the no-t1 mutant")
+    small = shrink(system, sched, "G-delivery order", checker)
+    assert len(small) < len(sched)
+    path = tmp_path / "cx.json"
+    cxm.from_run(system, small, "G-delivery order", search="test").save(path)
+    assert main(["explain", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "The run violates G-delivery order" in out and "Delivery logs" in out
+    assert f"{len(small):3}. " in out
