@@ -158,3 +158,114 @@ class DeadClockSystem:
                         state = raw.apply(state, s)
                         out.append(s)
         return out
+
+
+class ProtocolPor:
+    """The transition model of the protocol level for stubborn sets (FIFO channels),
+    mixed into :class:`DeadClockSystem`.  Transitions: ``op(i) = i``, ``deliver(i) = n+i``,
+    ``recv(i <- j) = 2n + i*n + j``; the dependency and necessary-enabling relations
+    are derived from which variables of Algorithms 1 and 2 each transition reads and
+    writes (docs/por.md, "protocol level")."""
+
+    def _por_init(self, raw: Any) -> None:
+        from fisheye.impl.programs import Write
+
+        n = self.n
+        ops = raw.program.ops
+        self._last_write = tuple(
+            max((pc for pc, op in enumerate(o) if isinstance(op, Write)), default=-1) for o in ops)
+        self._catch_up = getattr(raw._cfgs[0], "catch_up", True) if n else True
+        self._op_steps = tuple(Step("op", p) for p in self.processes)
+        self._dlv_steps = tuple(Step("deliver", p) for p in self.processes)
+        self._rcv_steps = tuple(tuple(Step("recv", p, q) for q in self.processes) for p in self.processes)
+        self._tid = {}
+        for i in range(n):
+            self._tid[self._op_steps[i]] = i
+            self._tid[self._dlv_steps[i]] = n + i
+            for j in range(n):
+                self._tid[self._rcv_steps[i][j]] = 2 * n + i * n + j
+
+    def _facts(self, state: Any) -> tuple[tuple[bool, ...], tuple[tuple[bool, ...], ...], tuple[bool, ...]]:
+        """(remaining write per process, may_tocobc[j][i] "channel j->i may carry a
+        TOCOBC now or later", may_cu[j] "j may still send CATCH_UP")."""
+        from fisheye.impl.toco import TOCOBC
+
+        n = self.n
+        procs, chans = state.procs, state.channels
+        rem = tuple(procs[i].reg.pc <= self._last_write[i] for i in range(n))
+        mt = tuple(tuple(j != i and (rem[j] or any(w[0] == TOCOBC for w in chans[j * n + i]))
+                         for i in range(n)) for j in range(n))
+        mc = tuple(self._catch_up and not self.dead[j] and any(mt[k][j] for k in range(n))
+                   for j in range(n))
+        return rem, mt, mc
+
+    def por_enabled(self, state: Any) -> dict[int, Step]:
+        tid = self._tid
+        return {tid[s]: s for s in self.raw.enabled(state)}
+
+    def _may_send(self, facts: Any, state: Any, j: int, i: int) -> bool:
+        _, mt, mc = facts
+        if mt[j][i] or mc[j]:
+            return True
+        return bool(state.channels[j * self.n + i])    # a CATCH_UP already in transit
+
+    def por_dependents(self, state: Any, t: int) -> list[int]:
+        n = self.n
+        facts = self._facts_cached(state)
+        rem, mt, _ = facts
+        if t < n:       # op(i): deliveries at i; receipts of TOCOBC if a write is to come
+            i = t
+            out = [n + i]
+            if rem[i]:
+                out += [2 * n + i * n + j for j in range(n) if mt[j][i]]
+            return out
+        if t < 2 * n:                               # deliver(i): everything at i that changes pending/total
+            i = t - n
+            return [i] + self._receipts_at(facts, state, i)
+        i, j = divmod(t - 2 * n, n)                 # recv(i <- j)
+        out = [n + i]
+        if mt[j][i]:
+            if rem[i]:
+                out.append(i)
+            out += [2 * n + i * n + k for k in range(n) if k != j and k != i and mt[k][i]]
+        return out
+
+    def por_enablers(self, state: Any, t: int) -> list[int]:
+        n = self.n
+        facts = self._facts_cached(state)
+        rem, mt, mc = facts
+        if t < n:
+            i = t
+            if state.procs[i].reg.pc >= len(self.raw.program.ops[i]):
+                return []
+            return [n + i]                          # waiting for its own write, or an await
+        if t < 2 * n:
+            i = t - n
+            return [i] + self._receipts_at(facts, state, i)
+        i, j = divmod(t - 2 * n, n)                 # empty channel j -> i: j's sending transitions
+        out = [j] if rem[j] else []
+        if mc[j]:
+            out += [2 * n + j * n + k for k in range(n) if k != j and mt[k][j]]
+        return out
+
+    def _receipts_at(self, facts: Any, state: Any, i: int) -> list[int]:
+        n = self.n
+        return [2 * n + i * n + j for j in range(n) if j != i and self._may_send(facts, state, j, i)]
+
+    def _facts_cached(self, state: Any) -> Any:
+        c = self._fcache
+        if c[0] is not state:
+            c[0], c[1] = state, self._facts(state)
+        return c[1]
+
+
+class ProtocolSystem(DeadClockSystem, ProtocolPor):
+    """The protocol level as the explorer drives it: the dead-clock quotient of a
+    :class:`fisheye.impl.system.TocoSystem`, with the stubborn-set transition model when
+    channels are FIFO (with unordered channels, the process-level reduction is used)."""
+
+    def __init__(self, raw: Any):
+        DeadClockSystem.__init__(self, raw)
+        self._por_init(raw)
+        self._fcache: list[Any] = [None, None]
+        self.por_supported = raw.network.value == "fifo"

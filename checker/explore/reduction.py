@@ -40,7 +40,8 @@ def kind_of(system: Any, reduction: str) -> str:
     """The reduction actually used for ``system`` (``auto`` picks the best available)."""
     if reduction == "none":
         return "none"
-    has_model = all(hasattr(system, a) for a in ("por_enabled", "por_dependents", "por_enablers"))
+    has_model = all(hasattr(system, a) for a in ("por_enabled", "por_dependents", "por_enablers")) \
+        and getattr(system, "por_supported", True)
     if reduction in ("auto", "stubborn") and has_model:
         return "stubborn"
     if reduction == "stubborn":
