@@ -300,7 +300,7 @@ def _mutant(mutant: str | None, network: str, out: Path, budget: float) -> Searc
     from fisheye.impl.programs import random_edges, random_program
     from fisheye.impl.system import make_system
 
-    label = mutant or f"{network}-channels"
+    label = mutant or (f"{network}-channels" if network != "fifo" else "none")
 
     def systems() -> Iterable[tuple[Any, str]]:
         for sc in ("paris-berlin-newyork", "fig6"):
@@ -312,9 +312,10 @@ def _mutant(mutant: str | None, network: str, out: Path, budget: float) -> Searc
             edges = random_edges(rng, prog.processes)
             yield make_system(prog, list(edges), network=network, mutant=mutant), f"{prog} | {edges}"
     checker = Checker((Model.FISHEYE.value,))
-    name = f"mutant-{label}"
+    name = f"mutant-{label}" if label != "none" else "baseline-corrected"
     desc = (f"Algorithm 2 over Algorithm 1 (corrected) with mutant {mutant}" if mutant else
-            "Algorithm 2 over Algorithm 1 (corrected) on unordered (non-FIFO) channels")
+            "Algorithm 2 over Algorithm 1 (corrected) on unordered (non-FIFO) channels" if network != "fifo"
+            else "control: Algorithm 2 over Algorithm 1 (corrected), no mutant, FIFO channels")
     res = search_systems(name, desc + "; scenarios paris-berlin-newyork and fig6 (paper and complete "
                          "graphs) then random 3-process programs of up to 2 operations per process on random "
                          "graphs", systems(), checker, runs_per_system=30, seed=3, out=out,
@@ -328,6 +329,7 @@ SEARCHES: dict[str, Callable[[Path, float], SearchResult]] = {
     "pbn-empty-vs-fisheye-pb": _pbn_empty,
     **{f"mutant-{m}": (lambda out, b, m=m: _mutant(m, "fifo", out, b)) for m in MUTANTS},
     "mutant-unordered-channels": lambda out, b: _mutant(None, "unordered", out, b),
+    "baseline-corrected": lambda out, b: _mutant(None, "fifo", out, b),
 }
 
 

@@ -66,9 +66,15 @@ def render(exp: Explanation) -> str:
     for k, (order, pairs) in enumerate(cyc_list):
         for a, b in pairs:
             (x1, y1), (x2, y2) = pos(a), pos(b)
-            mx, my = (x1 + x2) / 2, (y1 + y2) / 2 - 30 - 6 * k
-            _el(svg, "path", class_="cycle", d=f"M {x1} {y1} Q {mx} {my} {x2} {y2}", fill="none",
-                stroke=CYCLE_COLOUR, stroke_width=2, marker_end="url(#arrow-cycle)")
+            # control point off the segment, on its left (perpendicular), so arrows
+            # between aligned points stay visible and the two directions do not overlap
+            dx, dy = x2 - x1, y2 - y1
+            norm = max((dx * dx + dy * dy) ** 0.5, 1.0)
+            off = 28 + 8 * k
+            mx, my = (x1 + x2) / 2 + dy / norm * off, (y1 + y2) / 2 - dx / norm * off
+            _el(svg, "path", class_="cycle", d=f"M {x1} {y1} Q {mx:.1f} {my:.1f} {x2} {y2}", fill="none",
+                stroke=CYCLE_COLOUR, stroke_width=2, stroke_dasharray="" if k % 2 == 0 else "6 3",
+                marker_end="url(#arrow-cycle)")
         ids = " < ".join([names[pairs[0][0]]] + [names[b] for _, b in pairs])
         _el(svg, "text", class_="cycle-label", x=10, y=TOP + ROW * len(h.processes) + 10 + 18 * k,
             fill=CYCLE_COLOUR).text = f"cycle in {order}: {ids}"
