@@ -149,7 +149,8 @@ def explain_property(cx: cxm.Counterexample, args: argparse.Namespace) -> int:
                           "replay": [{"step": i + 1, "do": s} for i, s in enumerate(schedule)],
                           "counterexample": _cx_summary(cx)}))
     else:
-        print(f"The run violates {cx.violates} ({_system_text(cx)}).")
+        what = "deadlocks" if cx.violates == cxm.DEADLOCK else f"violates {cx.violates}"
+        print(f"The run {what} ({_system_text(cx)}).")
         print(f"Replayed: {res.message}." if res.ok else f"NOT reproduced: {res.message}.")
         if cx.details and cx.details != res.message:
             print(f"Recorded: {cx.details}")

@@ -333,14 +333,59 @@ SEARCHES: dict[str, Callable[[Path, float], SearchResult]] = {
 }
 
 
+CHECKED = {
+    "alg2-published-4p": ("fisheye-2014", "fisheye", "broadcast safety", "deadlock"),
+    "pbn-empty-vs-fisheye-pb": ("fisheye (paris-berlin)", "deadlock"),
+}
+DEFAULT_CHECKED = ("fisheye", "broadcast safety", "deadlock")
+TABLE_START, TABLE_END = "<!-- searches table: generated -->", "<!-- end of generated table -->"
+
+
+def readme_table(out: Path) -> str:
+    """The summary table of every recorded search (``out/summary/*.json``)."""
+    rows = ["| search | what was searched | bound | found (shrunk schedule, core) | none up to bound |",
+            "| --- | --- | --- | --- | --- |"]
+    for f in sorted((out / "summary").glob("*.json")):
+        d = json.loads(f.read_text())
+        found = []
+        for what, fname in sorted(d["found"].items()):
+            cx = json.loads((out / fname).read_text())
+            core = cx["explanation"]["core_size"] if cx.get("explanation") else None
+            extra = f", core {core} ops" if core is not None else ""
+            found.append(f"{what}: [{fname}]({fname}) ({len(cx['schedule'])} steps{extra})")
+        checked = CHECKED.get(d["name"], DEFAULT_CHECKED)
+        kinds = {"G-delivery order", "causal order", "validity", "integrity"}
+        none = [c for c in checked if not any(w == c or w == c.split(" ")[0] or
+                                               (c == "broadcast safety" and w in kinds) for w in d["found"])]
+        notes = ("; " + "; ".join(d["notes"])) if d.get("notes") else ""
+        rows.append(f"| {d['name']} | {d['description']} | {d['bound']}; {d['seconds']} s{notes} | "
+                    f"{'<br>'.join(found) or '-'} | {', '.join(none) or '-'} |")
+    return "\n".join(rows)
+
+
+def write_readme(out: Path) -> None:
+    """Replace the generated table of ``out/README.md`` (the prose around it is kept)."""
+    path = out / "README.md"
+    text = path.read_text() if path.exists() else f"# Counterexamples\n\n{TABLE_START}\n{TABLE_END}\n"
+    if TABLE_START not in text:
+        text += f"\n{TABLE_START}\n{TABLE_END}\n"
+    head, rest = text.split(TABLE_START, 1)
+    tail = rest.split(TABLE_END, 1)[1] if TABLE_END in rest else ""
+    path.write_text(f"{head}{TABLE_START}\n{readme_table(out)}\n{TABLE_END}{tail}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="counterexamples")
     ap.add_argument("--only", action="append", choices=sorted(SEARCHES), default=None)
     ap.add_argument("--budget", type=float, default=300.0, help="seconds per search")
+    ap.add_argument("--readme", action="store_true", help="only regenerate the README table")
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.readme:
+        write_readme(out)
+        return 0
     results = []
     for name in args.only or list(SEARCHES):
         res = SEARCHES[name](out, args.budget)
@@ -349,6 +394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     (out / "summary").mkdir(exist_ok=True)
     for r in results:
         (out / "summary" / f"{r.name}.json").write_text(json.dumps(r.__dict__, indent=1) + "\n")
+    write_readme(out)
     return 0
 
 
