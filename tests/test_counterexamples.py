@@ -71,3 +71,21 @@ def test_a_tampered_schedule_does_not_replay(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(obj))
     assert not cxm.replay(cxm.load(bad)).ok
+
+
+def test_theorem5_of_the_2014_report_fails_for_either_variant():
+    """The fisheye-2014 counterexample (IRIW: the two readers are neighbours, the two
+    writers are not) replays with Algorithm 1 as published AND corrected, and its
+    history satisfies the 2015 definition: the 2014 claim is false, not the algorithm."""
+    from dataclasses import replace
+
+    from fisheye.checker.engines import check
+
+    path = ROOT / "alg2-published-4p--fisheye-2014.json"
+    cx = cxm.load(path)
+    assert len(cx.history.ops) == 6 and cx.history.edges == (("p2", "p3"),)
+    for variant in ("published", "corrected"):
+        assert cxm.replay(replace(cx, variant=variant)).ok
+    g = ProximityGraph(cx.history.processes, cx.history.edges)
+    assert check(cx.history, "fisheye", g).verdict.value == "consistent"
+    assert check(cx.history, "fisheye-2014", g).verdict.value == "violation"
