@@ -319,8 +319,9 @@ def _mutant(mutant: str | None, network: str, out: Path, budget: float) -> Searc
     res = search_systems(name, desc + "; scenarios paris-berlin-newyork and fig6 (paper and complete "
                          "graphs) then random 3-process programs of up to 2 operations per process on random "
                          "graphs", systems(), checker, runs_per_system=30, seed=3, out=out,
-                         time_budget=budget, stop_when=lambda r: len(r.found) >= 3)
-    res.bound = f"{res.systems} systems, 30 random runs each ({res.runs} runs)"
+                         explore_states=2000, time_budget=budget, stop_when=lambda r: len(r.found) >= 3)
+    res.bound = (f"{res.systems} systems, 30 random runs each ({res.runs} runs); {res.exhaustive} systems "
+                 "explored exhaustively (explorer, 2,000-state budget)")
     return res
 
 
