@@ -495,8 +495,14 @@ def verify(exp: Explanation) -> list[str]:
         elif f.rule in ("rf-choice", "source-choice", "case"):
             if f.id not in assumed:
                 problems.append(f"fact {f.id}: assumption used outside its case")
-            if f.rule != "case" and f.lit.a != f.lit.b and a not in candidate_sources(h, ob):
-                problems.append(f"fact {f.id}: not a possible source")
+            if f.rule != "case":
+                reader = h.ops[f.info[0]]
+                src = f.info[1]
+                srcs = candidate_sources(h, reader)
+                first = reader.uid if src is None else src
+                expected = Lit(f.lit.ctx, first, reader.uid)
+                if src not in srcs or f.lit != expected:
+                    problems.append(f"fact {f.id}: not a possible source")
         elif f.rule == "source":
             if not (ob.is_read and f.lit.ctx.startswith("S") and candidate_sources(h, ob) == [a]):
                 problems.append(f"fact {f.id}: not the only source")
