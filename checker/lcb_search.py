@@ -1,0 +1,224 @@
+"""Exhaustive exploration of the localized causal broadcast (issue 8), and the tool that
+stores its counterexamples.
+
+:func:`explore` is a plain breadth-first search over :class:`fisheye.impl.lcb.LcbSystem`
+(every enabled step, no reduction beyond the system's own ``urb_delivery`` mode), which
+checks LCURB1–LCURB5 (:mod:`fisheye.spec.lcurb`) on every terminal state and keeps, per
+violated property, a shortest schedule.  :func:`explore_memory` collects the distinct
+histories of Algorithm 2 over the broadcast and checks them against consistency models.
+
+``python -m fisheye.checker.lcb_search`` explores ``lcb3`` and ``lcb4`` beyond the fault
+threshold (F = 2: at least half the processes crash), stores a shortest run per violated
+property as a counterexample file (contract section 5), the consistency counterexample
+of Algorithm 2 over the broadcast, and a summary in ``counterexamples/summary/``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fisheye.impl.api import Step, replay
+from fisheye.impl.lcb import LcbState, LcbSystem, check_run, make_lcb_system
+from fisheye.spec.graph import ProximityGraph
+from fisheye.spec.history import History
+from fisheye.spec.lcurb import PROPERTIES, Violation
+
+from .counterexample import Counterexample
+from .engines import check
+
+
+@dataclass
+class Exploration:
+    """What :func:`explore` found.  ``violations[prop]``: the number of terminal states
+    violating ``prop``; ``shortest[prop]``: a shortest schedule reaching one, and the
+    violation's text."""
+
+    states: int = 0
+    terminal_states: int = 0
+    histories: dict[tuple[Any, ...], tuple[History, tuple[Step, ...]]] = field(default_factory=dict)
+    violations: dict[str, int] = field(default_factory=dict)
+    shortest: dict[str, tuple[tuple[Step, ...], str]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def violated(self) -> tuple[str, ...]:
+        return tuple(p for p in PROPERTIES if p in self.violations)
+
+
+Parents = Mapping[LcbState, tuple[LcbState | None, Step | None]]
+
+
+def _schedule(parents: Parents, s: LcbState) -> tuple[Step, ...]:
+    out: list[Step] = []
+    while True:
+        prev, step = parents[s]
+        if prev is None or step is None:
+            return tuple(reversed(out))
+        out.append(step)
+        s = prev
+
+
+def _history_key(h: History) -> tuple[Any, ...]:
+    return tuple((op.process, op.kind, op.register, op.vkey) for op in h.ops)
+
+
+def explore(system: LcbSystem, *, checker: Callable[[LcbSystem, LcbState], list[Violation]] = check_run,
+            histories: bool = False) -> Exploration:
+    """Visit every reachable state breadth-first; check every terminal state."""
+    start = time.perf_counter()
+    init = system.initial()
+    parents: dict[LcbState, tuple[LcbState | None, Step | None]] = {init: (None, None)}
+    queue = deque([init])
+    res = Exploration()
+    while queue:
+        s = queue.popleft()
+        steps = system.enabled(s)
+        if not steps:
+            res.terminal_states += 1
+            first = {}
+            for v in checker(system, s):
+                first.setdefault(v.property, v)
+            for prop, v in first.items():  # one count per terminal state and property
+                res.violations[prop] = res.violations.get(prop, 0) + 1
+                if prop not in res.shortest:  # BFS: the first one found is a shortest one
+                    res.shortest[prop] = (_schedule(parents, s), str(v))
+            if histories:
+                h = system.history(s)
+                res.histories.setdefault(_history_key(h), (h, _schedule(parents, s)))
+            continue
+        for step in steps:
+            t = system.apply(s, step)
+            if t not in parents:
+                parents[t] = (s, step)
+                queue.append(t)
+    res.states = len(parents)
+    res.seconds = time.perf_counter() - start
+    return res
+
+
+@dataclass(frozen=True)
+class MemoryReport:
+    """Algorithm 2 over the broadcast: distinct histories and, per model, how many are
+    violations (with one example each)."""
+
+    scenario: str
+    graph: ProximityGraph
+    states: int
+    terminal_states: int
+    histories: int
+    verdicts: Mapping[str, Mapping[str, int]]
+    examples: Mapping[str, tuple[History, tuple[Step, ...]]]
+
+
+def explore_memory(system: LcbSystem, models: Iterable[str] = ("cc", "fisheye"),
+                   graph: ProximityGraph | None = None) -> MemoryReport:
+    """Every complete history of ``system`` (a memory scenario), checked against each
+    model (``fisheye``: with the graph of mutual locality unless ``graph`` is given)."""
+    res = explore(system, histories=True)
+    g = graph if graph is not None else system.graph
+    verdicts: dict[str, dict[str, int]] = {}
+    examples: dict[str, tuple[History, tuple[Step, ...]]] = {}
+    for model in models:
+        counts: dict[str, int] = {}
+        for h, sched in sorted(res.histories.values(), key=lambda hs: len(hs[1])):
+            v = check(h.with_edges(g.edges), model, g).verdict.value
+            counts[v] = counts.get(v, 0) + 1
+            if v == "violation" and model not in examples:
+                examples[model] = (h.with_edges(g.edges), sched)
+        verdicts[model] = counts
+    return MemoryReport(system.name, g, res.states, res.terminal_states, len(res.histories), verdicts,
+                        examples)
+
+
+# ---- counterexample files -------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent / "counterexamples"
+
+
+def _slug(prop: str) -> str:
+    return prop.replace(" (", "-").replace(")", "").replace(" ", "-")
+
+
+def broadcast_counterexample(system: LcbSystem, schedule: tuple[Step, ...], prop: str, text: str,
+                             search: str) -> Counterexample:
+    state = replay(system, schedule)
+    h = system.history(state).with_edges(system.graph.edges)
+    logs = {p: [list(e) for e in log] for p, log in system.delivery_logs(state).items()}
+    return Counterexample(history=h, violates=prop, algorithm="lcb", variant="published", mutant=None,
+                          network=system.network.value, schedule=schedule, system_graph=system.graph.edges,
+                          scenario=system.name, search=search, details=text, delivery_logs=logs)
+
+
+def model_counterexample(system: LcbSystem, history: History, schedule: tuple[Step, ...], model: str,
+                         search: str) -> Counterexample:
+    from .explain import explain
+
+    g = ProximityGraph(history.processes, history.edges)
+    exp = explain(history, model, g, schedule=[s.to_json() for s in schedule]).to_json()
+    state = replay(system, schedule)
+    logs = {p: [list(e) for e in log] for p, log in system.delivery_logs(state).items()}
+    return Counterexample(history=history, violates=model, algorithm="lcb", variant="published", mutant=None,
+                          network=system.network.value, schedule=schedule, system_graph=system.graph.edges,
+                          scenario=system.name, search=search, details="", delivery_logs=logs,
+                          explanation=exp)
+
+
+def generate(root: Path = ROOT, *, out: Any = sys.stdout) -> dict[str, Any]:
+    """Explore lcb3 and lcb4 with F = 2, and Algorithm 2 over the broadcast on
+    lcb-mem3; store a shortest counterexample per violated property and one summary
+    file per search.  Returns the summaries."""
+    summaries: dict[str, Any] = {}
+    for name, scenario in (("urb-lcb3-f2", "lcb3"), ("urb-lcb4-f2", "lcb4")):
+        system = make_lcb_system(scenario, crashes=2)
+        res = explore(system)
+        found = {}
+        for prop in res.violated:
+            sched, text = res.shortest[prop]
+            fname = f"{name}--{_slug(prop)}.json"
+            broadcast_counterexample(system, sched, prop, text, search=name).save(root / fname)
+            found[prop] = fname
+        summaries[name] = {
+            "name": name,
+            "description": f"localized causal broadcast over majority-ack URB, scenario {scenario} "
+                           f"({len(system.processes)} processes), at most 2 crashes (at least half the "
+                           f"processes): exhaustive",
+            "bound": f"every schedule, {res.states} states, {res.terminal_states} complete runs",
+            "found": found, "runs": res.terminal_states, "systems": 1, "exhaustive": 1,
+            "exhaustive_violations": sum(res.violations.values()), "seconds": round(res.seconds, 1),
+            "notes": [f"{p}: {n} complete runs" for p, n in res.violations.items()],
+        }
+        print(f"{name}: {res.states} states, {res.terminal_states} complete runs, {res.violations}", file=out)
+    name = "urb-lcb-mem3"
+    system = make_lcb_system("lcb-mem3", crashes=0)
+    mem = explore_memory(system, models=("cc",))
+    found = {}
+    if "cc" in mem.examples:
+        h, sched = mem.examples["cc"]
+        fname = f"{name}--cc.json"
+        model_counterexample(system, h, sched, "cc", search=name).save(root / fname)
+        found["cc"] = fname
+    summaries[name] = {
+        "name": name,
+        "description": "Algorithm 2 over the localized causal broadcast (lcb-mem3: q does not have p in "
+                       "its locality), every complete history checked against cc: exhaustive",
+        "bound": f"every schedule, {mem.states} states, {mem.histories} histories",
+        "found": found, "runs": mem.terminal_states, "systems": 1, "exhaustive": 1,
+        "exhaustive_violations": mem.verdicts["cc"].get("violation", 0), "seconds": 0.0,
+        "notes": [f"cc verdicts: {dict(mem.verdicts['cc'])}"],
+    }
+    print(f"{name}: {mem.histories} histories, cc: {dict(mem.verdicts['cc'])}", file=out)
+    (root / "summary").mkdir(parents=True, exist_ok=True)
+    for name, data in summaries.items():
+        (root / "summary" / f"{name}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return summaries
+
+
+if __name__ == "__main__":
+    generate()
