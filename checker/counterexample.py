@@ -76,7 +76,12 @@ class Counterexample:
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
 
-    def system(self):  # -> TocoSystem
+    def system(self):  # -> TocoSystem (or LcbSystem for algorithm "lcb")
+        if self.algorithm == "lcb":  # issue 8: the scenario's default localities, F = its crash steps
+            from fisheye.impl.lcb import make_lcb_system
+
+            crashes = sum(1 for s in self.schedule if s.kind == "crash")
+            return make_lcb_system(self.scenario or "", crashes=crashes, network=self.network)
         from fisheye.impl.programs import parse_program
         from fisheye.impl.system import make_system
 
