@@ -47,38 +47,63 @@ class DeadClockSystem:
         use_t1 = getattr(raw._cfgs[0], "use_t1", True) if n else True
         nb = raw._cfgs[0].neighbours if n else ()
         self.dead = tuple((not use_t1) or not nb[k] for k in range(n))
-        self.any_dead = any(self.dead)
+        self._nbrs = nb
+        from fisheye.impl.programs import Write
+
+        ops = raw.program.ops
+        self._writes = tuple(sum(isinstance(op, Write) for op in o) for o in ops)
+        self._last_w = tuple(max((pc for pc, op in enumerate(o) if isinstance(op, Write)), default=-1)
+                             for o in ops)
 
     # ---- quotient map ------------------------------------------------------------------
+    def dead_views(self, state: Any) -> tuple[tuple[bool, ...], ...]:
+        """``d[i][k]``: p_i's view ``total_i[k]`` (k != i) is dead -- never read again.
+        Statically when p_k has no neighbour (or T1 is dropped); dynamically once every
+        neighbour p_j of p_k has broadcast all its messages and p_i has delivered them
+        all, since T1 (line 23) reads ``total_i[k]`` only for pending messages of such
+        p_j, and no such message can be pending at p_i any more."""
+        n, raw = self.n, self.raw
+        procs = state.procs
+        finished = tuple(procs[j].reg.pc > self._last_w[j] for j in range(n))
+        out = []
+        for i in range(n):
+            cnt = [0] * n
+            for ev in procs[i].log:
+                if ev[0] == 1:
+                    cnt[ev[1]] += 1
+            done = tuple(finished[j] and cnt[j] >= self._writes[j] for j in range(n))
+            out.append(tuple(k != i and (self.dead[k] or all(done[j] for j in self._nbrs[k]))
+                             for k in range(n)))
+        del raw
+        return tuple(out)
+
     def canon(self, state: Any, only: int | None = None) -> Any:
-        if not self.any_dead:
-            return state
-        n, dead = self.n, self.dead
+        """The quotient map h: dead views set to 0, CATCH_UP messages feeding a dead view
+        removed from their channel (the other messages keep their FIFO order)."""
+        n = self.n
+        dv = self.dead_views(state)
         procs = state.procs
         newp = []
         changed = False
         for i, ps in enumerate(procs):
-            if only is not None and i != only:
-                newp.append(ps)
-                continue
             tot = ps.toco.total
-            if any(dead[k] and k != i and tot[k] for k in range(n)):
-                tot = tuple(0 if (dead[k] and k != i) else v for k, v in enumerate(tot))
+            di = dv[i]
+            if any(di[k] and tot[k] for k in range(n)):
+                tot = tuple(0 if di[k] else v for k, v in enumerate(tot))
                 ps = ps._replace(toco=ps.toco._replace(total=tot))
                 changed = True
             newp.append(ps)
         chans = state.channels
-        senders = range(n) if only is None else (only,)
         ch = None
-        for s in senders:
-            if not dead[s]:
-                continue
-            for d in range(n):
-                c = chans[s * n + d]
+        for src in range(n):
+            for dst in range(n):
+                if src == dst or not dv[dst][src]:
+                    continue
+                c = chans[src * n + dst]
                 if c and any(w[0] == CATCH_UP for w in c):
                     if ch is None:
                         ch = list(chans)
-                    ch[s * n + d] = tuple(w for w in c if w[0] != CATCH_UP)
+                    ch[src * n + dst] = tuple(w for w in c if w[0] != CATCH_UP)
         if ch is not None:
             chans = tuple(ch)
             changed = True
@@ -94,8 +119,7 @@ class DeadClockSystem:
         return self.raw.enabled(state)
 
     def apply(self, state: Any, step: Step) -> Any:
-        i = self.raw._index[step.process]
-        return self.canon(self.raw.apply(state, step), only=i)
+        return self.canon(self.raw.apply(state, step))
 
     def is_final(self, state: Any) -> bool:
         return self.raw.is_final(state)
@@ -122,8 +146,6 @@ class DeadClockSystem:
     def lift(self, schedule: Sequence[Step]) -> list[Step]:
         """The raw schedule: the same steps, with the receipts of dead CATCH_UP messages
         put back where a receipt needs them out of the way, and at the end."""
-        if not self.any_dead:
-            return list(schedule)
         raw, n = self.raw, self.n
         idx = raw._index
         state = raw.initial()
@@ -133,7 +155,7 @@ class DeadClockSystem:
             nonlocal state
             while True:
                 c = state.channels[src * n + dst]
-                if not c or c[0][0] != CATCH_UP or not self.dead[src]:
+                if not c or c[0][0] != CATCH_UP or not self.dead_views(state)[dst][src]:
                     return
                 s = Step("recv", self.processes[dst], self.processes[src])
                 state = raw.apply(state, s)
@@ -147,7 +169,7 @@ class DeadClockSystem:
         fifo = raw.network.value == "fifo"
         for src in range(n):
             for dst in range(n):
-                if src == dst or not self.dead[src]:
+                if src == dst or not self.dead_views(state)[dst][src]:
                     continue
                 if fifo:
                     drain(src, dst)
@@ -185,9 +207,9 @@ class ProtocolPor:
             for j in range(n):
                 self._tid[self._rcv_steps[i][j]] = 2 * n + i * n + j
 
-    def _facts(self, state: Any) -> tuple[tuple[bool, ...], tuple[tuple[bool, ...], ...], tuple[bool, ...]]:
+    def _facts(self, state: Any) -> tuple[Any, ...]:
         """(remaining write per process, may_tocobc[j][i] "channel j->i may carry a
-        TOCOBC now or later", may_cu[j] "j may still send CATCH_UP")."""
+        TOCOBC now or later", may_cu[j] "j may still send CATCH_UP", dead views)."""
         from fisheye.impl.toco import TOCOBC
 
         n = self.n
@@ -197,22 +219,22 @@ class ProtocolPor:
                          for i in range(n)) for j in range(n))
         mc = tuple(self._catch_up and not self.dead[j] and any(mt[k][j] for k in range(n))
                    for j in range(n))
-        return rem, mt, mc
+        return rem, mt, mc, self.dead_views(state)
 
     def por_enabled(self, state: Any) -> dict[int, Step]:
         tid = self._tid
         return {tid[s]: s for s in self.raw.enabled(state)}
 
     def _may_send(self, facts: Any, state: Any, j: int, i: int) -> bool:
-        _, mt, mc = facts
-        if mt[j][i] or mc[j]:
+        _, mt, mc, dv = facts
+        if mt[j][i] or (mc[j] and not dv[i][j]):
             return True
         return bool(state.channels[j * self.n + i])    # a CATCH_UP already in transit
 
     def por_dependents(self, state: Any, t: int) -> list[int]:
         n = self.n
         facts = self._facts_cached(state)
-        rem, mt, _ = facts
+        rem, mt, _, _ = facts
         if t < n:       # op(i): deliveries at i; receipts of TOCOBC if a write is to come
             i = t
             out = [n + i]
@@ -233,7 +255,7 @@ class ProtocolPor:
     def por_enablers(self, state: Any, t: int) -> list[int]:
         n = self.n
         facts = self._facts_cached(state)
-        rem, mt, mc = facts
+        rem, mt, mc, dv = facts
         if t < n:
             i = t
             if state.procs[i].reg.pc >= len(self.raw.program.ops[i]):
@@ -244,7 +266,7 @@ class ProtocolPor:
             return [i] + self._receipts_at(facts, state, i)
         i, j = divmod(t - 2 * n, n)                 # empty channel j -> i: j's sending transitions
         out = [j] if rem[j] else []
-        if mc[j]:
+        if mc[j] and not dv[i][j]:
             out += [2 * n + j * n + k for k in range(n) if k != j and mt[k][j]]
         return out
 
