@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     def builder(c: Any) -> ReportBuilder:
         return ReportBuilder(c, level, engine="spark" if args.spark else "local", model=model,
                              model_graph=model_graph,
-                             scenario=args.scenario if ":" not in args.scenario else None)
+                             scenario=args.scenario)
 
     if args.spark:
         try:
