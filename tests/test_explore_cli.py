@@ -68,7 +68,8 @@ def test_violation_exit_1_with_replayable_schedule(capsys):
     from fisheye.impl.api import Step, replay
     from fisheye.impl.system import make_system
 
-    raw = make_system("p0: write(X,1), read(X); p1: write(X,2), read(X)", "p0:p1", mutant="opposite-tie-break")
+    raw = make_system("p0: write(X,1), read(X); p1: write(X,2), read(X)", "p0:p1",
+                      mutant="opposite-tie-break")
     end = replay(raw, [Step.from_json(s) for s in v["schedule"]])
     assert "G-delivery order" in {b.prop for b in raw.broadcast_violations(end)}
 
