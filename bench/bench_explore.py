@@ -1,0 +1,85 @@
+"""Benchmarks of the explorer (issue 5, item 7): states/s on one core, reduction factor,
+wall time and peak memory per scenario, graph and level.  Run by hand:
+
+    .venv/bin/python bench/bench_explore.py                # everything (long: fig6 protocol)
+    .venv/bin/python bench/bench_explore.py --quick        # paris-berlin-newyork only
+    .venv/bin/python bench/bench_explore.py --repeat 3 --fig6-timeout 600
+
+Each configuration runs in a fresh child process (one core, its own peak RSS); with
+``--repeat N`` the median wall time of N runs is reported.  The machine and its load
+average are printed first: other work on the machine slows every figure down.  Results go
+to ``docs/benchmarks.md`` (section "Explorer") by hand, with the machine and the load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+
+CHILD = r"""
+import json, resource, sys, time
+from fisheye.checker.explore import make_context, run
+sc, graph, level, red, budget = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5])
+t = time.perf_counter()
+rep = run(make_context(sc, graph, level=level, reduction=red), model=None, timeout=budget)
+wall = time.perf_counter() - t
+print(json.dumps({"states": rep["states"], "terminal": rep["terminal_states"], "histories": rep["histories"],
+                  "complete": rep["complete"], "depth": rep["max_depth"], "wall": wall,
+                  "outcomes": rep["outcomes"]["values"], "pruned": rep["pruned"]["deviating_reads"],
+                  "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def child(sc: str, graph: str, level: str, red: str, budget: float) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD, sc, graph, level, red, str(budget)],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def measure(sc: str, graph: str, level: str, red: str, budget: float, repeat: int) -> dict:
+    runs = [child(sc, graph, level, red, budget) for _ in range(repeat)]
+    r = dict(runs[0])
+    r["wall"] = statistics.median(x["wall"] for x in runs)
+    r["rss_mib"] = max(x["rss_mib"] for x in runs)
+    return r
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="paris-berlin-newyork only")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--timeout", type=float, default=600.0, help="budget of each run (s)")
+    ap.add_argument("--fig6-timeout", type=float, default=600.0, help="budget of fig6 protocol runs (s)")
+    ap.add_argument("--full", action="store_true", help="also the unreduced searches (slow)")
+    args = ap.parse_args()
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cpus, "
+          f"python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}", flush=True)
+    configs = [("paris-berlin-newyork", g, lvl) for lvl in ("protocol", "abstract")
+               for g in ("empty", "paper", "complete")]
+    if not args.quick:
+        configs += [("fig6", g, "abstract") for g in ("empty", "paper", "complete")]
+        configs += [("fig6", g, "protocol") for g in ("empty", "paper", "complete")]
+    print("| scenario | level | graph | reduction | complete | states | final states | histories | wall s "
+          "| states/s | peak MiB | full states | factor |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for sc, g, lvl in configs:
+        budget = args.fig6_timeout if (sc == "fig6" and lvl == "protocol") else args.timeout
+        r = measure(sc, g, lvl, "auto", budget, args.repeat)
+        full = None
+        if args.full and not (sc == "fig6" and lvl == "protocol"):
+            full = measure(sc, g, lvl, "none", budget, 1)
+        fs = f"{full['states']:,}" if full else ""
+        factor = f"{full['states'] / r['states']:.1f}" if full and full["complete"] else ""
+        print(f"| {sc} | {lvl} | {g} | auto | {r['complete']} | {r['states']:,} | {r['terminal']:,} | "
+              f"{r['histories']} | {r['wall']:.1f} | {r['states'] / r['wall']:,.0f} | {r['rss_mib']:.0f} | "
+              f"{fs} | {factor} |", flush=True)
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
