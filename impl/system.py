@@ -38,6 +38,8 @@ from .programs import SCENARIOS, Program, Read, Scenario, Write, parse_program, 
 from .toco import TOCOBC, Msg, Mutant, TocoConfig, TocoState, Variant
 
 ALGORITHM = "toco"
+_MISSING = object()
+_CACHE_MAX = 1 << 17
 B, D = 0, 1  # log event kinds: broadcast, deliver
 
 
@@ -97,6 +99,24 @@ class TocoSystem:
         self._op_steps = tuple(Step("op", p) for p in self.processes)
         self._deliver_steps = tuple(Step("deliver", p) for p in self.processes)
         self._recv_steps = tuple(tuple(Step("recv", p, q) for q in self.processes) for p in self.processes)
+        self._select_cache: dict[tuple[int, TocoState], Msg | None] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_select_cache"] = {}  # do not ship the memo (e.g. to Spark workers)
+        return state
+
+    def _select(self, i: int, toco: TocoState) -> Msg | None:
+        """Line 26's choice at p_i, memoised (``enabled`` and ``apply`` both need it;
+        a plain bounded dict, so the system stays picklable)."""
+        cache = self._select_cache
+        key = (i, toco)
+        m = cache.get(key, _MISSING)
+        if m is _MISSING:
+            if len(cache) >= _CACHE_MAX:
+                cache.clear()
+            m = cache[key] = alg1.select(self._cfgs[i], toco)
+        return m  # type: ignore[return-value]
 
     # ---- the step API -------------------------------------------------------------------
     def initial(self) -> GlobalState:
@@ -105,13 +125,12 @@ class TocoSystem:
 
     def enabled(self, state: GlobalState) -> list[Step]:
         steps: list[Step] = []
-        n, ops, ri, cfgs, network, chans = self.n, self._ops, self._reg_index, self._cfgs, self.network, \
-            state.channels
+        n, ops, ri, network, chans = self.n, self._ops, self._reg_index, self.network, state.channels
         fifo = network is Network.FIFO
         for i, ps in enumerate(state.procs):
             if alg2.next_enabled(ops[i], ri, ps.reg):
                 steps.append(self._op_steps[i])
-            if ps.toco.pending and alg1.select(cfgs[i], ps.toco) is not None:
+            if ps.toco.pending and self._select(i, ps.toco) is not None:
                 steps.append(self._deliver_steps[i])
             for src in range(n):
                 c = chans[src * n + i]
@@ -140,7 +159,7 @@ class TocoSystem:
                 log = log + ((B, i, m.seq),)
             ps = ProcState(toco, reg, log)
         elif step.kind == "deliver":
-            m0 = alg1.select(cfg, ps.toco)
+            m0 = self._select(i, ps.toco) if ps.toco.pending else None
             if m0 is None:
                 raise ValueError(f"step {step} is not enabled")
             toco = alg1.deliver(cfg, ps.toco, m0)
@@ -154,7 +173,7 @@ class TocoSystem:
                 chans = net.send_all(chans, self.n, i, sends, self.network)
             else:
                 toco = alg1.on_catch_up(cfg, ps.toco, src, body)
-            ps = ps._replace(toco=toco)
+            ps = ProcState(toco, ps.reg, ps.log)
         else:
             raise ValueError(f"unknown step kind {step.kind!r}")
         return GlobalState(procs[:i] + (ps,) + procs[i + 1:], chans)

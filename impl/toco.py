@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from operator import le
 from typing import Any, NamedTuple
 
 
@@ -208,7 +209,7 @@ def on_tocobc(cfg: TocoConfig, st: TocoState, m: Msg) -> tuple[TocoState, tuple[
 # ---- lines 15-17 ------------------------------------------------------------------------
 def on_catch_up(cfg: TocoConfig, st: TocoState, j: int, last_date: int) -> TocoState:
     """Receipt of ``CATCH_UP(last_date_j, j)``."""
-    return st._replace(total=_replace(st.total, j, last_date))               # line 16
+    return TocoState(st.causal, _replace(st.total, j, last_date), st.pending, st.sent)  # line 16
 
 
 # ---- lines 18-31: one iteration of the background task ----------------------------------
@@ -220,7 +221,7 @@ def select(cfg: TocoConfig, st: TocoState) -> Msg | None:
     best_key: tuple[int, int] | None = None
     for m in st.pending:
         # line 21: C = {m in pending_i | s_caus[.] <= causal_i[.]}
-        if any(a > b for a, b in zip(m.caus, causal, strict=True)):
+        if not all(map(le, m.caus, causal)):
             continue
         j = m.sender
         mk = key(m.tot, j)
