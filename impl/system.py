@@ -290,6 +290,9 @@ def make_system(scenario_or_program: str | Scenario | Program,
     if graph is None:
         graph = "paper" if sc is not None else "empty"
     if isinstance(graph, str):
+        if graph.strip() == "file":
+            raise ValueError("--graph file names a history file's graph; a scenario's graphs are "
+                             "paper, empty, complete or p:q,r:s")
         g = parse_graph_option(graph, ps, paper=sc.paper_edges if sc else None)
     elif isinstance(graph, ProximityGraph):
         g = graph
