@@ -85,3 +85,17 @@ def test_parse_program_text_form():
     assert [str(o) for o in prog.ops[0]] == ["write(X,1)", "a=read(Y)"]
     assert [str(o) for o in prog.ops[1]] == ["await X==1", "read(X)->1"]
     assert prog.read_names == ("a",)
+
+
+def test_program_text_round_trip():
+    """Counterexample files store programs in text form: str() and parse_program agree."""
+    import random
+
+    from fisheye.impl.programs import SCENARIOS, random_program
+
+    for sc in SCENARIOS.values():
+        assert parse_program(str(sc.program)) == sc.program
+    rng = random.Random(3)
+    programs = [random_program(rng, 4) for _ in range(100)]
+    assert all(parse_program(str(p)) == p for p in programs)
+    assert any(not ops for p in programs for ops in p.ops)  # empty processes round-trip too
