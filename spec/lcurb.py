@@ -159,21 +159,16 @@ def potentially_caused(run: BroadcastRun) -> dict[Message, frozenset[Message]]:
     for m1, m2 in direct_causes(run):
         preds.setdefault(m2, set()).add(m1)
     closed: dict[Message, frozenset[Message]] = {}
-
-    def close(m: Message, stack: frozenset[Message]) -> frozenset[Message]:
-        if m in closed:
-            return closed[m]
-        acc: set[Message] = set()
-        for d in preds.get(m, ()):
-            acc.add(d)
-            if d not in stack:
-                acc |= close(d, stack | {m})
-        closed[m] = frozenset(acc)
-        return closed[m]
-
-    for m in list(preds):
-        close(m, frozenset())
-    return closed
+    for m in preds:  # a search per message: logs are small, and a cycle cannot fool it
+        seen: set[Message] = set()
+        stack = list(preds[m])
+        while stack:
+            d = stack.pop()
+            if d not in seen:
+                seen.add(d)
+                stack.extend(preds.get(d, ()))
+        closed[m] = frozenset(seen)
+    return {m: c for m, c in closed.items() if c}
 
 
 # ---- the properties ----------------------------------------------------------------------
