@@ -1,0 +1,548 @@
+"""The searches of issue 9: the published Algorithm 1 breaks causal order -- reproduce,
+explain, verify the correction.  ``python -m fisheye.checker.searches_alg1 [--out
+counterexamples] [--only reproduce|verify|random] [--max-states N] [--timeout S]``.
+
+* **reproduce** -- the project's exhaustive explorer (:mod:`fisheye.checker.explore`)
+  on the two minimal systems of the finding, ``published`` variant, FIFO channels:
+
+  - broadcast level: p0, p1, p2, graph p0-p1, one ``TOCO_broadcast`` each
+    (:data:`BCAST_1`); the explorer reports a ``causal order`` violation;
+  - register level: Algorithm 2 over Algorithm 1 (:data:`CC_PROGRAM`); the explorer
+    reports complete histories that are not ``cc``.
+
+  Each violation is then reduced to a *shortest* violating run by a breadth-first search
+  of the raw (unreduced) system that checks the property on every state
+  (:func:`shortest_violation`; a safety property or a model violation with distinct
+  written values is prefix-closed, so the first violating state found is at minimal
+  depth), and written through :mod:`fisheye.checker.counterexample` as
+  ``counterexamples/alg1-published-*.json`` with, for the broadcast run, the ~>M chain and
+  the Algorithm 1 variables at the faulty delivery (:func:`causal_details`).
+* **verify** -- exhaustive exploration of ``corrected`` and ``published`` on every
+  configuration of :func:`configurations` (3 processes x the 4 graphs up to isomorphism x
+  1 or 2 broadcasts per process; the register-level program on the 4 graphs; the paper
+  scenarios), counting the five broadcast properties, deadlocks, and the models
+  ``fisheye`` and ``cc`` of the complete histories, per complete run (distinct final
+  state).  A run cut by the budget says so (``complete: false``) and claims nothing.
+* **random** -- seeded random complete runs of larger systems (5 and 6 processes, random
+  graphs, broadcast-level and register-level random programs), same checks.
+
+The table of the document (``docs/algorithm1-correction.md``) is printed as Markdown and
+recorded as JSON in ``OUT/summary/alg1-correction.json``.  The randomness is here, in
+the checker, seeded; never in the state machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fisheye.impl.api import Step
+from fisheye.spec import broadcast as bspec
+
+from . import counterexample as cxm
+
+PROCS3 = ("p0", "p1", "p2")
+BCAST_1 = "p0: bcast(X,1); p1: bcast(Y,2); p2: bcast(Z,3)"
+"""One toco-broadcast per process (the issue's minimal setting)."""
+BCAST_2 = "p0: bcast(X,1), bcast(X,2); p1: bcast(Y,3), bcast(Y,4); p2: bcast(Z,5), bcast(Z,6)"
+"""Two toco-broadcasts per process, back to back (no wait for the own delivery)."""
+CC_PROGRAM = "p0: write(X,1), read(Y), read(X); p1: ; p2: await X==1, write(X,3), write(Y,5)"
+"""Register level: p2 sees p0's X=1, overwrites X with 3, then writes Y=5; p0 reads Y
+then X.  Under cc, r(Y)=5 at p0 is causally after w(X,3), which is after w(X,1): p0
+cannot read X=1 any more.  p1 writes nothing; it is p0's neighbour, so p0 must hear
+from it before delivering its own write (line 23)."""
+
+GRAPHS3: dict[str, tuple[tuple[str, str], ...]] = {
+    "empty": (),
+    "one edge p0-p1": (("p0", "p1"),),
+    "path p0-p1-p2": (("p0", "p1"), ("p1", "p2")),
+    "triangle": (("p0", "p1"), ("p0", "p2"), ("p1", "p2")),
+}
+"""Every graph on 3 processes up to isomorphism (networkx's atlas has these four)."""
+
+VARIANTS = ("corrected", "published")
+BROADCAST_PROPS = bspec.PROPERTIES
+MODELS = ("fisheye", "cc")
+
+
+# ---- ~>M chains and the state of Algorithm 1 at the faulty delivery ---------------------------
+
+def causal_chain(logs: bspec.Logs, m1: bspec.MsgId, m2: bspec.MsgId) -> list[str]:
+    """A shortest chain of ~>M's base cases (section 4.1) from ``m1`` to ``m2``, in words."""
+    succ: dict[bspec.MsgId, list[tuple[bspec.MsgId, str]]] = {}
+    for p, log in logs.items():
+        delivered: list[bspec.MsgId] = []
+        own: list[bspec.MsgId] = []
+        for e in log:
+            if e.kind == bspec.DELIVER:
+                delivered.append(e.msg)
+            elif e.msg.sender == p:
+                for a in own:
+                    succ.setdefault(a, []).append((e.msg, f"{p} broadcast {a} before {e.msg}"))
+                for a in delivered:
+                    if a.sender != p:
+                        why = f"{p} delivered {a} before it broadcast {e.msg}"
+                        succ.setdefault(a, []).append((e.msg, why))
+                own.append(e.msg)
+    prev: dict[bspec.MsgId, tuple[bspec.MsgId, str] | None] = {m1: None}
+    todo = deque([m1])
+    while todo:
+        x = todo.popleft()
+        for y, why in succ.get(x, ()):
+            if y not in prev:
+                prev[y] = (x, why)
+                todo.append(y)
+    if m2 not in prev:
+        return []
+    out: list[str] = []
+    y = m2
+    while prev[y] is not None:
+        x, why = prev[y]  # type: ignore[misc]
+        out.append(why)
+        y = x
+    return out[::-1]
+
+
+def causal_details(system: Any, schedule: Sequence[Step]) -> str:
+    """For a run violating causal order: the first faulty delivery, the ~>M chain, and
+    Algorithm 1's variables there (the message's ``s_caus``, the deliverer's
+    ``causal_i``, what is still pending) -- why line 21 let it through."""
+    state = system.initial()
+    names = system.processes
+    for k, step in enumerate(schedule):
+        before = state
+        state = system.apply(state, step)
+        if step.kind != "deliver":
+            continue
+        bad = [v for v in bspec.causal_order(system.delivery_logs(state)) if step.process in v.processes]
+        if not bad:
+            continue
+        v = bad[0]
+        m1, m2 = v.msgs
+        i = names.index(step.process)
+        toco = before.procs[i].toco
+        m = next(x for x in toco.pending if (names[x.sender], x.seq) == (m2.sender, m2.seq))
+        chain = "; ".join(causal_chain(system.delivery_logs(state), m1, m2))
+        pend = ", ".join(f"{names[x.sender]}#{x.seq}" for x in toco.pending if x is not m) or "nothing"
+        text = (f"step {k + 1} ({step}): {step.process} delivers {m2} while {m1} is not delivered, "
+                f"but {m1} ~>M {m2} ({chain}). At that step {m2} carries s_caus = {list(m.caus)} and "
+                f"causal_{step.process} = {list(toco.causal)} (still pending at {step.process}: {pend}), "
+                f"so {m2} is in C (line 21)")
+        if m1.sender == step.process:
+            text += (f": causal_{step.process}[{step.process}] counts {step.process}'s own *broadcasts* "
+                     f"(line 5), not its deliveries, so the entry of the undelivered {m1} is already "
+                     "counted (the flaw of the published Algorithm 1)")
+        return text
+    return ""
+
+
+# ---- the shortest violating run: breadth-first search of the raw system ------------------------
+
+Predicate = Callable[[Any, Any], bool]
+
+
+def broadcast_predicate(prop: str) -> Predicate:
+    """A state violates the safety property ``prop`` on its delivery logs."""
+    def pred(system: Any, state: Any) -> bool:
+        logs = system.delivery_logs(state)
+        return any(v.prop == prop for v in bspec.check(logs, system.graph, complete=False,
+                                                         properties=(prop,)))
+    return pred
+
+
+def model_predicate(model: str) -> Predicate:
+    """The run's history so far violates ``model`` (cached by history)."""
+    from .engines import check
+
+    cache: dict[Any, bool] = {}
+
+    def pred(system: Any, state: Any) -> bool:
+        h = system.history(state)
+        key = tuple((op.process, op.kind, op.register, op.vkey) for op in h.ops)
+        if key not in cache:
+            cache[key] = check(h, model, system.graph, timeout=30).verdict.value == "violation"
+        return cache[key]
+    return pred
+
+
+def shortest_violation(system: Any, pred: Predicate, *, max_states: int = 2_000_000
+                       ) -> tuple[list[Step] | None, int]:
+    """Breadth-first search of every schedule of ``system`` (no reduction); the first
+    state satisfying ``pred`` is at minimal depth.  Returns (its schedule or None, states
+    visited)."""
+    init = system.initial()
+    parent: dict[Any, tuple[Any, Step] | None] = {init: None}
+    todo = deque([init])
+    found = init if pred(system, init) else None
+    while todo and found is None and len(parent) < max_states:
+        s = todo.popleft()
+        for step in system.enabled(s):
+            t = system.apply(s, step)
+            if t in parent:
+                continue
+            parent[t] = (s, step)
+            if pred(system, t):
+                found = t
+                break
+            todo.append(t)
+    if found is None:
+        return None, len(parent)
+    out: list[Step] = []
+    s = found
+    while parent[s] is not None:
+        s, step = parent[s]  # type: ignore[misc]
+        out.append(step)
+    return out[::-1], len(parent)
+
+
+# ---- exhaustive exploration of one configuration -------------------------------------------------
+
+@dataclass
+class Row:
+    """One line of the table: a configuration, a variant, and what the explorer found."""
+
+    config: str
+    variant: str
+    level: str
+    program: str
+    graph: list[list[str]]
+    complete: bool = False
+    states: int = 0
+    runs: int = 0                      # complete runs (distinct final states)
+    histories: int = 0
+    deadlocks: int = 0
+    violations: dict[str, int] = field(default_factory=dict)   # property/model -> runs violating it
+    first: dict[str, list[Any]] = field(default_factory=dict)  # property/model -> a shortest schedule
+    seconds: float = 0.0
+    stopped: str | None = None
+
+    @property
+    def clean(self) -> bool:
+        return self.complete and not self.deadlocks and not any(self.violations.values())
+
+
+def explore_config(config: str, program: str, edges: Iterable[tuple[str, str]] | str, variant: str, *,
+                   models: Sequence[str] = MODELS, max_states: int | None = None,
+                   timeout: float | None = None, level: str = "protocol") -> Row:
+    """Explore every schedule (partial-order reduced) of ``program`` over Algorithm 1
+    ``variant``; count, per complete run, the broadcast properties violated, and per
+    distinct complete history the ``models`` violated (counted over the runs that
+    produced it)."""
+    from .engines import check
+    from .explore.expand import FINAL
+    from .explore.scenarios import make_context, run
+
+    graph: Any = edges if isinstance(edges, str) else list(edges)
+    ctx = make_context(program, graph, variant=variant, level=level, prune_deviations=False)
+    system = ctx.system
+    row = Row(config, variant, level, program, system.graph.to_json())
+    counts: dict[str, int] = {p: 0 for p in BROADCAST_PROPS}
+    counts.update({m: 0 for m in models})
+    verdicts: dict[tuple[Any, str], bool] = {}
+    keys: set[Any] = set()
+
+    def on_terminal(state: Any, kind: str) -> None:
+        final = kind == FINAL
+        props = {v.prop for v in system.broadcast_violations(state, complete=final)}
+        for p in props:
+            counts[p] += 1
+        if not final:
+            return
+        h = system.history(state)
+        key = tuple((op.process, op.kind, op.register, op.vkey) for op in h.ops)
+        keys.add(key)
+        for m in models:
+            if (key, m) not in verdicts:
+                verdicts[key, m] = check(h, m, system.graph, timeout=60).verdict.value == "violation"
+            if verdicts[key, m]:
+                counts[m] += 1
+
+    rep = run(ctx, model=None, max_states=max_states, timeout=timeout, on_terminal=on_terminal)
+    row.complete, row.states, row.runs = rep["complete"], rep["states"], rep["terminal_states"]
+    row.histories, row.deadlocks, row.seconds = len(keys), rep["deadlocks"], rep["seconds"]
+    row.stopped = rep.get("stopped")
+    row.violations = {k: v for k, v in counts.items() if v}
+    for v in rep["violations"]:
+        if v["violates"] not in row.first or v["length"] < len(row.first[v["violates"]]):
+            row.first[v["violates"]] = v["schedule"]
+    return row
+
+
+BCAST_211 = {"p0": "p0: bcast(X,1), bcast(X,2); p1: bcast(Y,3); p2: bcast(Z,5)",
+             "p1": "p0: bcast(X,1); p1: bcast(Y,3), bcast(Y,4); p2: bcast(Z,5)",
+             "p2": "p0: bcast(X,1); p1: bcast(Y,3); p2: bcast(Z,5), bcast(Z,6)"}
+"""Two back-to-back broadcasts at one process, one at the others (which process matters
+up to isomorphism: an endpoint or not of the edge, the centre or an end of the path)."""
+WRITES_2 = "p0: write(X,1), write(X,2); p1: write(Y,3), write(Y,4); p2: write(Z,5), write(Z,6)"
+"""Two broadcasts per process through Algorithm 2 (each write waits for its own delivery)."""
+
+
+def configurations(group: str) -> list[tuple[str, str, Any, str]]:
+    """(name, program, graph, level) of one group of the verification, on every graph on
+    3 processes up to isomorphism: ``x1`` one broadcast each; ``cc`` the register-level
+    program; ``paper`` the paper scenarios; ``x211`` two back-to-back broadcasts at one
+    process (each non-isomorphic placement), one at the others; ``w2`` two Algorithm 2
+    writes each; ``x2`` two back-to-back broadcasts each."""
+    out: list[tuple[str, str, Any, str]] = []
+    if group == "paper":
+        for g in ("empty", "paper", "complete"):
+            out.append((f"paris-berlin-newyork, {g}", "paris-berlin-newyork", g, "protocol"))
+        out.append(("fig6, paper", "fig6", "paper", "protocol"))
+        return out
+    placements = {"empty": ("p0",), "one edge p0-p1": ("p0", "p2"), "path p0-p1-p2": ("p0", "p1"),
+                  "triangle": ("p0",)}
+    for gname, edges in GRAPHS3.items():
+        if group == "x1":
+            out.append((f"bcast x1, {gname}", BCAST_1, edges, "protocol"))
+        elif group == "cc":
+            out.append((f"cc program, {gname}", CC_PROGRAM, edges, "protocol"))
+        elif group == "x211":
+            for p in placements[gname]:
+                out.append((f"bcast x2 at {p}, x1 elsewhere, {gname}", BCAST_211[p], edges, "protocol"))
+        elif group == "w2":
+            out.append((f"write x2, {gname}", WRITES_2, edges, "protocol"))
+        elif group == "x2":
+            out.append((f"bcast x2, {gname}", BCAST_2, edges, "protocol"))
+        else:
+            raise ValueError(f"unknown group {group!r}")
+    return out
+
+
+GROUPS = ("x1", "cc", "paper", "x211", "w2", "x2")
+
+
+@contextmanager
+def alternative_fix() -> Iterator[None]:
+    """Evidence for the document only: the ``corrected`` variant *without* its ``sent``
+    counter, i.e. line 3 sends ``causal_i[.]`` as it is (entry i: p_i's own delivered
+    messages) -- the alternative smallest change (delete line 5, drop ``if j0 != i`` at
+    line 29).  Patches :func:`fisheye.impl.toco.toco_broadcast` for the duration; the
+    published variant is untouched."""
+    from fisheye.impl import toco
+
+    orig = toco.toco_broadcast
+
+    def patched(cfg: Any, st: Any, payload: Any) -> Any:
+        st2, m, sends = orig(cfg, st, payload)
+        if cfg.variant is not toco.Variant.CORRECTED:
+            return st2, m, sends
+        m2 = m._replace(caus=st.causal)
+        sends = tuple((k, (w[0], m2)) for k, w in sends)
+        pending = tuple(m2 if x is m else x for x in st2.pending)
+        return st2._replace(pending=pending), m2, sends
+
+    toco.toco_broadcast = patched
+    try:
+        yield
+    finally:
+        toco.toco_broadcast = orig
+
+
+# ---- random runs of larger systems ---------------------------------------------------------------
+
+@dataclass
+class RandomSummary:
+    variant: str
+    systems: int = 0
+    runs: int = 0
+    deadlocks: int = 0
+    violations: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def random_systems(seed: int, count: int, sizes: Sequence[int] = (5, 6)
+                   ) -> list[tuple[str, list[tuple[str, str]]]]:
+    """``count`` seeded (program text, edges) pairs: half broadcast level (1-2 broadcasts
+    per process), half register level (random programs of up to 3 operations)."""
+    from fisheye.impl.programs import random_edges, random_program
+
+    rng = random.Random(seed)
+    out = []
+    for k in range(count):
+        n = sizes[k % len(sizes)]
+        procs = [f"p{i}" for i in range(n)]
+        if k % 2 == 0:
+            v = 0
+            parts = []
+            for p in procs:
+                ops = []
+                for _ in range(rng.randint(1, 2)):
+                    v += 1
+                    ops.append(f"bcast(X{p[1:]},{v})")
+                parts.append(f"{p}: " + ", ".join(ops))
+            text = "; ".join(parts)
+        else:
+            text = str(random_program(rng, n, max_ops=3))
+        out.append((text, list(random_edges(rng, procs, rng.choice((0.3, 0.5, 0.8))))))
+    return out
+
+
+def random_check(variant: str, systems: Sequence[tuple[str, list[tuple[str, str]]]], *, runs: int, seed: int,
+                 models: Sequence[str] = ("fisheye",)) -> RandomSummary:
+    """``runs`` seeded random complete runs of each system: broadcast properties (all five
+    on complete runs), deadlocks, and ``models`` on the histories."""
+    from fisheye.impl.programs import parse_program
+    from fisheye.impl.system import make_system
+
+    from .engines import check
+    from .searches import random_run
+
+    rng = random.Random(seed)
+    res = RandomSummary(variant)
+    start = time.perf_counter()
+    for text, edges in systems:
+        system = make_system(parse_program(text), edges, variant=variant)
+        res.systems += 1
+        for _ in range(runs):
+            _, state = random_run(system, rng, max_steps=100_000)
+            res.runs += 1
+            final = system.is_final(state)
+            if not final:
+                res.deadlocks += 1
+            bad = {v.prop for v in system.broadcast_violations(state, complete=final)}
+            if final:
+                h = system.history(state)
+                bad |= {m for m in models
+                        if check(h, m, system.graph, timeout=30).verdict.value == "violation"}
+            for b in bad:
+                res.violations[b] = res.violations.get(b, 0) + 1
+    res.seconds = round(time.perf_counter() - start, 1)
+    return res
+
+
+# ---- reproduction: counterexample files ------------------------------------------------------------
+
+@dataclass
+class Reproduction:
+    name: str
+    file: str
+    violates: str
+    explorer: dict[str, Any]
+    shortest_length: int
+    bfs_states: int
+    details: str
+
+
+def reproduce(out: Path, *, max_states: int | None = None, timeout: float | None = None,
+              bfs_states: int = 2_000_000) -> list[Reproduction]:
+    """Both minimal runs of the finding, found by the explorer, shortened by the BFS,
+    written as counterexample files."""
+    from fisheye.impl.programs import parse_program
+    from fisheye.impl.system import make_system
+
+    done: list[Reproduction] = []
+    jobs = (("alg1-published-causal-order", BCAST_1, GRAPHS3["one edge p0-p1"], bspec.CAUSAL_ORDER,
+             broadcast_predicate(bspec.CAUSAL_ORDER)),
+            ("alg1-published-cc", CC_PROGRAM, GRAPHS3["one edge p0-p1"], "cc", model_predicate("cc")))
+    for name, prog, edges, what, pred in jobs:
+        row = explore_config(name, prog, edges, "published", max_states=max_states, timeout=timeout)
+        found = row.violations.get(what, 0)
+        print(f"[{name}] explorer: {row.states:,} states, {row.runs:,} complete runs, {found} violate "
+              f"{what}, {row.seconds} s", file=sys.stderr)
+        if not found:
+            continue
+        system = make_system(parse_program(prog), list(edges), variant="published")
+        sched, visited = shortest_violation(system, pred, max_states=bfs_states)
+        if sched is None:       # the BFS budget ran out: fall back to the explorer's run, shrunk
+            from .searches import Checker, shrink
+
+            checker = Checker((what,) if what in MODELS else ())
+            sched = shrink(system, [Step.from_json(s) for s in row.first[what]], what, checker)
+        details = causal_details(system, sched) if what == bspec.CAUSAL_ORDER else ""
+        cx = cxm.from_run(system, sched, what, search="alg1-published (issue 9): exhaustive exploration, "
+                          "then breadth-first search for the shortest violating run", details=details)
+        fname = f"{name}.json"
+        cx.save(out / fname)
+        print(f"[{name}] shortest violating run: {len(sched)} steps ({visited:,} states searched) -> {fname}",
+              file=sys.stderr)
+        done.append(Reproduction(name, fname, what, asdict(row), len(sched), visited, details))
+    return done
+
+
+# ---- the table -------------------------------------------------------------------------------------
+
+def markdown(rows: Sequence[Row]) -> str:
+    cols = ("causal order", "G-delivery order", "termination", "validity", "integrity", "cc", "fisheye")
+    head = ("| configuration | variant | complete | states | complete runs | histories | deadlocks | "
+            + " | ".join(cols) + " | seconds |")
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for r in rows:
+        vs = " | ".join(str(r.violations.get(c, 0)) for c in cols)
+        lines.append(f"| {r.config} | {r.variant} | {'yes' if r.complete else 'NO'} | {r.states:,} | "
+                     f"{r.runs:,} | {r.histories:,} | {r.deadlocks} | {vs} | {r.seconds} |")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default="counterexamples")
+    ap.add_argument("--only", action="append", choices=("reproduce", "verify", "random", "table"),
+                    default=None)
+    ap.add_argument("--group", action="append", choices=GROUPS, default=None,
+                    help="verification groups (default: x1, cc, paper)")
+    ap.add_argument("--variant", action="append", choices=(*VARIANTS, "alternative"), default=None,
+                    help="variants to verify (default: corrected, published; alternative: see "
+                    "alternative_fix)")
+    ap.add_argument("--max-states", type=int, default=3_000_000, help="state budget per exploration")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per exploration")
+    ap.add_argument("--random-systems", type=int, default=40)
+    ap.add_argument("--random-runs", type=int, default=20)
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    summ = out / "summary"
+    summ.mkdir(parents=True, exist_ok=True)
+
+    parts = args.only or ["reproduce", "verify", "random"]
+    if "reproduce" in parts:
+        rep = [asdict(r) for r in reproduce(out, max_states=args.max_states, timeout=args.timeout)]
+        (summ / "alg1-reproduce.json").write_text(json.dumps(rep, indent=1) + "\n")
+    if "verify" in parts:
+        for group in args.group or ["x1", "cc", "paper"]:
+            rows: list[Row] = []
+            path = summ / f"alg1-verify-{group}.json"
+            for name, prog, graph, level in configurations(group):
+                for variant in args.variant or list(VARIANTS):
+                    if variant == "alternative":
+                        with alternative_fix():
+                            r = explore_config(name, prog, graph, "corrected", max_states=args.max_states,
+                                               timeout=args.timeout, level=level)
+                        r.variant = "alternative"
+                    else:
+                        r = explore_config(name, prog, graph, variant, max_states=args.max_states,
+                                           timeout=args.timeout, level=level)
+                    rows.append(r)
+                    print(markdown([r]).splitlines()[-1], file=sys.stderr, flush=True)
+                    path.write_text(json.dumps([asdict(x) for x in rows], indent=1) + "\n")
+    if "random" in parts:
+        systems = random_systems(5, args.random_systems)
+        res = {"systems": [{"program": p, "graph": g} for p, g in systems],
+               "runs_per_system": args.random_runs,
+               "results": [asdict(random_check(v, systems, runs=args.random_runs, seed=9)) for v in VARIANTS]}
+        (summ / "alg1-random.json").write_text(json.dumps(res, indent=1) + "\n")
+        print(json.dumps(res["results"]))
+    if "table" in parts:
+        rows = []
+        for group in GROUPS:
+            path = summ / f"alg1-verify-{group}.json"
+            if path.exists():
+                rows += [Row(**r) for r in json.loads(path.read_text())]
+        print(markdown(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["BCAST_1", "BCAST_2", "CC_PROGRAM", "GRAPHS3", "Row", "causal_chain", "causal_details",
+           "configurations", "explore_config", "main", "random_check", "random_systems", "reproduce",
+           "shortest_violation"]
