@@ -48,6 +48,7 @@ class DeadClockSystem:
         nb = raw._cfgs[0].neighbours if n else ()
         self.dead = tuple((not use_t1) or not nb[k] for k in range(n))
         self._nbrs = nb
+        self._dv_memo: dict[tuple[int, tuple[bool, ...]], tuple[bool, ...]] = {}
         from fisheye.impl.programs import Write
 
         ops = raw.program.ops
@@ -62,19 +63,22 @@ class DeadClockSystem:
         neighbour p_j of p_k has broadcast all its messages and p_i has delivered them
         all, since T1 (line 23) reads ``total_i[k]`` only for pending messages of such
         p_j, and no such message can be pending at p_i any more."""
-        n, raw = self.n, self.raw
+        n = self.n
         procs = state.procs
-        finished = tuple(procs[j].reg.pc > self._last_w[j] for j in range(n))
+        W, dead, nbrs, memo = self._writes, self.dead, self._nbrs, self._dv_memo
+        fin = tuple(ps.reg.pc > lw for ps, lw in zip(procs, self._last_w, strict=True))
         out = []
-        for i in range(n):
-            cnt = [0] * n
-            for ev in procs[i].log:
-                if ev[0] == 1:
-                    cnt[ev[1]] += 1
-            done = tuple(finished[j] and cnt[j] >= self._writes[j] for j in range(n))
-            out.append(tuple(k != i and (self.dead[k] or all(done[j] for j in self._nbrs[k]))
-                             for k in range(n)))
-        del raw
+        for i, ps in enumerate(procs):
+            t = ps.toco
+            c = t.causal     # line 29: causal_i[j] counts p_j's messages delivered at p_i (j != i)
+            own = t.sent - sum(1 for m in t.pending if m.sender == i)
+            done = tuple(fin[j] and (own if j == i else c[j]) >= W[j] for j in range(n))
+            key = (i, done)
+            row = memo.get(key)
+            if row is None:
+                row = memo[key] = tuple(k != i and (dead[k] or all(done[j] for j in nbrs[k]))
+                                        for k in range(n))
+            out.append(row)
         return tuple(out)
 
     def canon(self, state: Any, only: int | None = None) -> Any:
