@@ -84,8 +84,8 @@ FULL_CU, RED_CU = 37024, 381
 
 PBN_COUNTS = {  # reduced states, distinct final states, histories, outcome (2, 1) possible
     "paper": (28728, 232, 8, False),
-    "empty": (0, 2306, 9, True),
-    "complete": (0, 232, 8, False),
+    "empty": (43997, 2306, 9, True),
+    "complete": (134965, 232, 8, False),
 }
 
 
