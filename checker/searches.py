@@ -348,6 +348,13 @@ def readme_table(out: Path) -> str:
             "| --- | --- | --- | --- | --- |"]
     for f in sorted((out / "summary").glob("*.json")):
         d = json.loads(f.read_text())
+        if isinstance(d, list):  # another tool's summary: one entry per file it wrote
+            for e in d:
+                if isinstance(e, dict) and e.get("file"):
+                    see = f"see `summary/{f.name}`"
+                    rows.append(f"| {e.get('name', f.stem)} | {see} | {see} | "
+                                f"{e.get('violates', '?')}: [{e['file']}]({e['file']}) | - |")
+            continue
         found = []
         for what, fname in sorted(d["found"].items()):
             cx = json.loads((out / fname).read_text())

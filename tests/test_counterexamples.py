@@ -27,6 +27,9 @@ def test_the_searches_stored_counterexamples():
     found = set()
     for s in summaries:
         data = json.loads(s.read_text())
+        if isinstance(data, list):  # another search tool's summary (issue 9): entries name their files
+            found |= {e["file"] for e in data if isinstance(e, dict) and e.get("file")}
+            continue
         assert data["bound"] and data["runs"] > 0
         found |= set(data["found"].values())
     assert found == {f.name for f in FILES}   # every file comes from a recorded search
