@@ -78,3 +78,14 @@ def test_corrected_empty_graph_cc(system, rnd):
 
 def test_properties_cover_the_five_of_section_4_1():
     assert PROPERTIES == ("validity", "integrity", "G-delivery order", "causal order", "termination")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.randoms(use_true_random=False))
+def test_corrected_larger_systems(seed, rnd):
+    """Issue 9, item 4: random schedules on larger systems (6-7 processes, up to 5
+    operations each, three registers, random graph)."""
+    rng = random.Random(seed)
+    program = random_program(rng, rng.randint(6, 7), max_ops=5, registers="XYZ")
+    system = make_system(program, list(random_edges(rng, program.processes, 0.4)))
+    _run_and_check(system, rnd, ("fisheye",))
