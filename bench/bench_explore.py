@@ -55,7 +55,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=600.0, help="budget of each run (s)")
     ap.add_argument("--fig6-timeout", type=float, default=600.0, help="budget of fig6 protocol runs (s)")
-    ap.add_argument("--full", action="store_true", help="also the unreduced searches (slow)")
+    ap.add_argument("--full", action="store_true", help="also the unreduced searches (abstract level; at "
+                    "the protocol level within --full-timeout)")
+    ap.add_argument("--full-timeout", type=float, default=120.0,
+                    help="budget of each unreduced protocol-level search (s): it reports its reach")
     args = ap.parse_args()
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cpus, "
           f"python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}", flush=True)
@@ -72,8 +75,10 @@ def main() -> None:
         r = measure(sc, g, lvl, "auto", budget, args.repeat)
         full = None
         if args.full and not (sc == "fig6" and lvl == "protocol"):
-            full = measure(sc, g, lvl, "none", budget, 1)
-        fs = f"{full['states']:,}" if full else ""
+            full = measure(sc, g, lvl, "none", args.full_timeout if lvl == "protocol" else budget, 1)
+        fs = ""
+        if full:
+            fs = f"{full['states']:,}" + ("" if full["complete"] else f" (cut at {full['wall']:.0f} s)")
         factor = f"{full['states'] / r['states']:.1f}" if full and full["complete"] else ""
         print(f"| {sc} | {lvl} | {g} | auto | {r['complete']} | {r['states']:,} | {r['terminal']:,} | "
               f"{r['histories']} | {r['wall']:.1f} | {r['states'] / r['wall']:,.0f} | {r['rss_mib']:.0f} | "
