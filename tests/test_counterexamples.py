@@ -12,6 +12,7 @@ import pytest
 from fisheye.checker import counterexample as cxm
 from fisheye.checker.cli import main
 from fisheye.checker.explain import explain, verify
+from fisheye.checker.searches import SEARCHES
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.models import MODEL_NAMES
 
@@ -92,3 +93,22 @@ def test_theorem5_of_the_2014_report_fails_for_either_variant():
     g = ProximityGraph(cx.history.processes, cx.history.edges)
     assert check(cx.history, "fisheye", g).verdict.value == "consistent"
     assert check(cx.history, "fisheye-2014", g).verdict.value == "violation"
+
+
+MINE = [f for f in FILES if json.loads(f.read_text()).get("search") in SEARCHES]
+
+
+@pytest.mark.parametrize("path", MINE, ids=[f.stem for f in MINE])
+def test_shrunk_schedules_are_1_minimal(path):
+    """No single step of a stored schedule can be removed: the shorter schedule either
+    does not replay or no longer shows the violation."""
+    from fisheye.checker.searches import Checker, still_violates
+
+    cx = cxm.load(path)
+    system = cx.system()
+    mg = ProximityGraph(cx.history.processes, cx.history.edges) if cx.violates in MODEL_NAMES else None
+    checker = Checker((cx.violates,) if cx.violates in MODEL_NAMES else (), model_graph=mg)
+    sched = list(cx.schedule)
+    assert still_violates(system, sched, cx.violates, checker)
+    for i in range(len(sched)):
+        assert not still_violates(system, sched[:i] + sched[i + 1:], cx.violates, checker), i
