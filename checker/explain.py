@@ -29,7 +29,7 @@ from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History, Op, format_value
 from fisheye.spec.models import Model
 
-from .explain_proof import Choice, Clause, Fact, Leaf, Lit, Node, Proof, Split, prove
+from .explain_proof import Choice, Clause, Fact, Leaf, Lit, Node, NoProof, Proof, ProofBudget, Split, prove
 from .result import Verdict
 
 Decide = Callable[[History], Verdict]
@@ -171,8 +171,9 @@ class Explanation:
     graph: ProximityGraph
     core: Core
     names: tuple[str, ...]    # name of each operation of the core history (by uid)
-    proof: Proof | None       # None for a read without any source
+    proof: Proof | None       # None for a read without any source, or past the budget
     schedule: tuple[Any, ...] = ()
+    unproved: str = ""        # why there is no argument although the core violates
 
     # ---- helpers ----
     def n(self, uid: int) -> str:
@@ -186,7 +187,7 @@ class Explanation:
         """A short name of what the contradiction is about (the cycle's order and the
         rules it uses)."""
         if self.proof is None:
-            return "a read without a source"
+            return "unexplained (budget)" if self.unproved else "a read without a source"
         rules: set[str] = set()
         orders: set[str] = set()
         for leaf in _leaves(self.proof.root):
@@ -212,7 +213,9 @@ class Explanation:
                     for op in ops},
             "contradiction": self.contradiction_name(),
         }
-        if self.proof is None:
+        if self.proof is None and self.unproved:
+            out["proof"] = {"kind": "unproved", "because": self.unproved}
+        elif self.proof is None:
             r = ops[0]
             out["proof"] = {"kind": "no-source", "read": self.n(r.uid),
                             "because": self._no_source_text(r)}
@@ -355,6 +358,9 @@ class Explanation:
             o = self.history.ops[self.core.uids[op.uid]]
             lines.append(f"  {self.n(op.uid)} = {op_text(op)} at {op.process} "
                          f"({ordinal(o.index)} operation of {op.process})")
+        if self.proof is None and self.unproved:
+            lines.append(f"No step-by-step argument: {self.unproved}.")
+            return "\n".join(lines)
         if self.proof is None:
             lines.append(f"{self._no_source_text(self.ops[0])}: a contradiction!")
             return "\n".join(lines)
@@ -423,8 +429,17 @@ def explain(history: History, model: Model | str, graph: ProximityGraph | None =
             raise ExplainError(f"the check of {model.value} was inconclusive (unknown)", verdict)
     core = minimal_core(history, decide)
     names = tuple(op_names(len(core.uids)))
-    proof = None if sourceless_reads(core.history) else prove(core.history, model, graph, budget=budget)
-    return Explanation(history, model, graph, core, names, proof, tuple(schedule))
+    proof, unproved = None, ""
+    if not sourceless_reads(core.history):
+        try:
+            proof = prove(core.history, model, graph, budget=budget)
+        except ProofBudget as e:
+            unproved = (f"the case analysis exceeded its budget ({e}); the core is a violation by the "
+                        "engines' verdict and 1-minimal as stated")
+        except NoProof as e:
+            raise ExplainError(f"the prover finds the core consistent while the engines do not ({e}): "
+                               "please report this disagreement", Verdict.UNKNOWN) from None
+    return Explanation(history, model, graph, core, names, proof, tuple(schedule), unproved)
 
 
 # ---- independent verification ---------------------------------------------------------------
@@ -433,6 +448,8 @@ def verify(exp: Explanation) -> list[str]:
     """Re-derive every fact and contradiction of an explanation from the history and the
     definitions alone (not from the prover's state).  Returns the problems found."""
     if exp.proof is None:
+        if exp.unproved:
+            return []
         return [] if sourceless_reads(exp.core.history) else ["no-source claim is false"]
     h = exp.core.history
     proof = exp.proof

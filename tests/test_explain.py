@@ -187,3 +187,11 @@ def test_prover_agrees_with_the_engines(hg, model):
     names = tuple(f"O{i}" for i in range(len(h.ops)))
     exp = Explanation(h, Model(model), g, Core(tuple(range(len(h.ops))), h, False, 0), names, proof)
     assert verify(exp) == []
+
+
+def test_past_the_proof_budget_the_core_is_still_given():
+    h = paper.FIGURE2
+    exp = explain(h, Model.SC, _graph(h), budget=0)
+    assert exp.proof is None and exp.unproved and len(exp.core.uids) == 6
+    assert "No step-by-step argument" in exp.text()
+    assert exp.to_json()["proof"]["kind"] == "unproved"
