@@ -34,7 +34,9 @@ Steps (``Step.kind``):
 * ``deliver`` (``detail = (origin, payload)``): the URB ``candeliver`` rule fires for
   that message, which then runs the localized causal broadcast's handler above;
 * ``crash``: the process crashes (at most ``crashes`` per run).  A crashed process takes
-  no more steps; messages *to* it are discarded (it will never receive them);
+  no more steps; messages *to* it are discarded (it will never receive them).  In the
+  default ``deferred`` mode crashes come as ``op+crash`` / ``recv+crash`` composite steps
+  (see :class:`LcbSystem`);
 * ``lose`` (``src``): a message of a crashed sender in the channel ``src -> process`` is
   lost.  Reliable links guarantee nothing for messages of a sender that crashes
   ("messages it sent before crashing *may* still arrive"): each such message is either
@@ -44,6 +46,9 @@ Steps (``Step.kind``):
 A run ends when no step is enabled (:meth:`LcbSystem.is_final`): then every correct
 process has finished its program or is blocked, every message to a correct process has
 been received or (sent by a crashed process) lost, and no URB delivery is pending.
+Crashes are offered only while some other step is enabled: a run that is over is over
+(a crash after the end would change nothing but who counts as correct), so a complete run
+may have fewer than F crashes.
 Validity and agreement are judged at such states, for correct processes
 (:func:`check_run`, with :mod:`fisheye.spec.lcurb`).
 """
@@ -264,7 +269,15 @@ class LcbSystem:
       p has program left or at the end, and lets a ``crash`` step deliver any ordered
       selection of p's ready messages first (``detail``); it reaches exactly the lazy
       system's terminal states (hence the same delivery logs, histories and verdicts)
-      through far fewer states.  The tests compare the two terminal sets;
+      through far fewer states.  Crashes are deferred likewise, in the other direction:
+      a crash of p commutes with every step of another process (messages to p are
+      discarded whether they are sent before or after it) and with p's losses, so it can
+      be moved back to just after p's last ``op`` or ``recv`` step and the deliveries
+      that followed it.  ``deferred`` therefore offers ``crash`` only before p's first
+      step, and otherwise the composite steps ``op+crash`` / ``recv+crash`` (the step,
+      then an ordered selection of p's ready messages delivered, then the crash; ``detail
+      = (the step's detail, the delivered keys)``).  The tests compare the terminal sets
+      of ``lazy`` and ``deferred``;
     * ``eager``: the rule fires inside the step that enabled it.  A *restriction*: it
       misses runs (e.g. a process that holds a deliverable message while it receives
       another); kept only to explore larger configurations, never as a proof.
@@ -292,6 +305,8 @@ class LcbSystem:
         self.name = name
         self.n = len(self.processes)
         self.ranks = {p: i for i, p in enumerate(self.processes)}
+        self._initial_procs = tuple(Proc(UrbState(), LcbLocal.init(self.n), app.initial(p))
+                                    for p in self.processes)
 
     # -- derived descriptions --
     @property
@@ -308,8 +323,7 @@ class LcbSystem:
 
     # -- System protocol --
     def initial(self) -> LcbState:
-        procs = tuple(Proc(UrbState(), LcbLocal.init(self.n), self.app.initial(p)) for p in self.processes)
-        return LcbState(procs, ((),) * (self.n * self.n))
+        return LcbState(self._initial_procs, ((),) * (self.n * self.n))
 
     def enabled(self, state: LcbState) -> list[Step]:
         """Steps in process order; per process: ``op``, ``deliver``, ``recv``/``lose``
@@ -352,10 +366,24 @@ class LcbSystem:
             if ready and (may_deliver or not busy):
                 out.extend(Step("deliver", p, None, key) for key in ready)
             out.extend(steps[k:])
-            if can_crash:
-                out.append(Step("crash", p))
-                if self.deferred and ready:
-                    out.extend(Step("crash", p, None, burst) for burst in _bursts(ready))
+            if can_crash and self.deferred:
+                out.extend(self._crash_steps(state, i, steps))
+        if can_crash and not self.deferred and out:  # a run that is over has no crash left
+            out.extend(Step("crash", p) for p, pr in zip(ps, state.procs, strict=True) if not pr.crashed)
+        return out
+
+    def _crash_steps(self, state: LcbState, i: int, steps: list[Step]) -> list[Step]:
+        """Deferred mode: p crashes before doing anything (``crash``), or right after one of
+        its ``op``/``recv`` steps ``t``, having delivered an ordered selection of its ready
+        messages (``t.kind + "+crash"``, ``detail = (t.detail, burst)``)."""
+        p = self.processes[i]
+        out = [Step("crash", p)] if state.procs[i] == self._initial_procs[i] else []
+        for t in steps:
+            if t.kind not in ("op", "recv"):
+                continue
+            after = self.apply(state, t).procs[i]
+            for burst in ((),) + tuple(_bursts(urb.deliverable(after.urb))):
+                out.append(Step(t.kind + "+crash", p, t.src, (t.detail, burst)))
         return out
 
     def apply(self, state: LcbState, step: Step) -> LcbState:
@@ -365,6 +393,9 @@ class LcbSystem:
             raise ValueError(f"{step}: {step.process} has crashed")
         if step.kind == "crash":
             return self._crash(state, i, step.detail)
+        if step.kind in ("op+crash", "recv+crash"):
+            base = Step(step.kind[:-6], step.process, step.src, step.detail[0])
+            return self._crash(self.apply(state, base), i, step.detail[1])
         if step.kind in ("recv", "lose"):
             j = self.ranks[step.src]
             chans, msg = self._take(state.chans, j, i, step)
