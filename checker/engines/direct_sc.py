@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from ..result import Reason
 from .direct_order import (
     Budget,
+    BudgetExhausted,
     Conflict,
     DOrder,
     Edges,
@@ -39,6 +40,7 @@ from .direct_order import (
 from .direct_order import (
     conflict_choice as _conflict_choice,
 )
+from .direct_sc_states import solve_sc_states
 
 
 def _saturate(ix: Index, E: Edges, order: DOrder | None, added: Edges, rf: Mapping[int, int | None],
@@ -127,6 +129,7 @@ def solve_sc(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budg
             groups.setdefault(ix.reg[u], []).append(u)
     glist = [g for g in groups.values() if len(g) > 1]
     refuted: set[bytes] = set()
+    E_root_done: list[bool] = []
 
     def go(E: Edges, order: DOrder | None, added: Edges) -> tuple[int, ...] | Conflict:
         got = _saturate(ix, E, order, added, rf, budget)
@@ -139,6 +142,17 @@ def solve_sc(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budg
         pair = _open_pair(ix, order, glist)
         if pair is None:
             return _sequence(order)
+        if not E_root_done:
+            # at the root: an execution search guided by the saturated order, with a small
+            # budget (it is complete, so its refutation is final)
+            E_root_done.append(True)
+            try:
+                seq = solve_sc_states(ix, Budget(max_nodes=min(40 + ix.n // 10, budget.max_nodes),
+                                                 timeout=budget.timeout), order=order)
+            except BudgetExhausted:
+                seq = None
+            if seq is not None:
+                return seq
         probe = _saturate(ix, E, order, _chain(ix, order, glist), rf, budget)
         if not isinstance(probe, Conflict) and _open_pair(ix, probe[0], glist) is None:
             return _sequence(probe[0])

@@ -4,9 +4,16 @@ repeated values (where the read-from map is unknown and legality is by value).
 A state is how far each process has got plus the current value of every register.
 Reduction (sound and complete): a read that is legal in a state is executed at once, as
 it changes no value and only advances its process (any serialisation from that state
-can move it first).  Then one branches on the next write of each process.  States
+can move it first).  Then one branches on the next write of each process, except a
+write that would overwrite, for good, a value some read has still to return (no write
+of that value is left).  States
 already explored are memoised, so the search is bounded by the number of distinct
 (progress, memory) pairs; the budget is charged one node per 25 states.
+
+With a unique read-from map (distinct values), the saturated order of
+:mod:`.direct_sc` holds in every legal serialisation, so an operation waits for its
+predecessors in it (sound pruning): for sc histories the search then walks straight to a
+serialisation, which is the common case the saturation-and-branching search is slow on.
 """
 
 from __future__ import annotations
@@ -16,17 +23,34 @@ from typing import Any
 from fisheye.spec.history import value_key
 
 from ..result import Reason
-from .direct_order import Budget, Conflict, Index
+from .direct_order import Budget, Conflict, DOrder, Index
 
 
-def solve_sc_states(ix: Index, budget: Budget) -> tuple[int, ...] | Conflict:
+def solve_sc_states(ix: Index, budget: Budget, order: DOrder | None = None) -> tuple[int, ...] | Conflict:
+    """``order``: orderings every legal serialisation must respect (the saturated
+    order of :mod:`.direct_sc`, for a history whose read-from map is unique); an
+    operation runs only once all its predecessors in ``order`` have run."""
     h = ix.h
+    clock = order.clock if order is not None else None
+    proc_of = ix.proc_of
+
+    def ready(front: list[int] | tuple[int, ...], u: int) -> bool:
+        if clock is None:
+            return True
+        c, k_u = clock[u], proc_of[u]
+        return all(front[j] > c[j] for j in range(P) if j != k_u)
+
     regs = {x: i for i, x in enumerate(h.registers)}
     vkey = [op.vkey for op in h.ops]
     reg = [regs[op.register] for op in h.ops]
     P, base, length, is_write = ix.P, ix.base, ix.length, ix.is_write
     mem0 = tuple(value_key(h.initial_value(x)) for x in h.registers)
     seen: set[tuple[tuple[int, ...], tuple[Any, ...]]] = set()
+    pending: dict[tuple[int, Any], int] = {}  # reads not yet run, per (register, value)
+    wpending: dict[tuple[int, Any], int] = {}  # writes not yet run, per (register, value)
+    for u in range(ix.n):
+        d = wpending if is_write[u] else pending
+        d[(reg[u], vkey[u])] = d.get((reg[u], vkey[u]), 0) + 1
     count = 0
 
     def close_reads(front: list[int], mem: tuple[Any, ...], path: list[int]) -> None:
@@ -36,9 +60,10 @@ def solve_sc_states(ix: Index, budget: Budget) -> tuple[int, ...] | Conflict:
             for k in range(P):
                 while front[k] < length[k]:
                     u = base[k] + front[k]
-                    if is_write[u] or mem[reg[u]] != vkey[u]:
+                    if is_write[u] or mem[reg[u]] != vkey[u] or not ready(front, u):
                         break
                     path.append(u)
+                    pending[(reg[u], vkey[u])] -= 1
                     front[k] += 1
                     moved = True
 
@@ -54,10 +79,18 @@ def solve_sc_states(ix: Index, budget: Budget) -> tuple[int, ...] | Conflict:
             if front[k] < length[k]:
                 u = base[k] + front[k]
                 if is_write[u]:
-                    writers.append(k)
+                    if ready(front, u):
+                        writers.append(k)
                 else:
                     need.add((reg[u], vkey[u]))
-        writers.sort(key=lambda k: (reg[base[k] + front[k]], vkey[base[k] + front[k]]) not in need)
+
+        def rank(k: int) -> tuple[bool, bool]:
+            u = base[k] + front[k]
+            # overwriting a value that reads still wait for is risky; supplying one helps
+            unsafe = pending.get((reg[u], mem[reg[u]]), 0) > 0
+            return unsafe, (reg[u], vkey[u]) not in need
+
+        writers.sort(key=rank)
         return tuple(writers)
 
     # DFS stack entries: (frontier, memory, path length at entry, candidates, next candidate)
@@ -67,6 +100,8 @@ def solve_sc_states(ix: Index, budget: Budget) -> tuple[int, ...] | Conflict:
     seen.add((f0, mem0))
     while stack:
         front, mem, plen, cands, ci = stack.pop()
+        for u in path[plen:]:
+            (wpending if is_write[u] else pending)[(reg[u], vkey[u])] += 1
         del path[plen:]
         if all(front[k] == length[k] for k in range(P)):
             return tuple(path)
@@ -75,6 +110,10 @@ def solve_sc_states(ix: Index, budget: Budget) -> tuple[int, ...] | Conflict:
         stack.append((front, mem, plen, cands, ci + 1))  # the other branches, later
         k = cands[ci]
         u = base[k] + front[k]
+        gone = (reg[u], mem[reg[u]])
+        if pending.get(gone, 0) and not wpending.get(gone, 0) and gone[1] != vkey[u]:
+            continue  # the write would destroy a value that a read still needs, for good
+        wpending[(reg[u], vkey[u])] -= 1
         nf = list(front)
         nf[k] += 1
         nm = mem[:reg[u]] + (vkey[u],) + mem[reg[u] + 1:]

@@ -1,0 +1,169 @@
+"""Benchmarks of the direct checker (issue 3); results go to docs/benchmarks.md by hand.
+
+Every measurement runs in a fresh subprocess so that its peak memory (``ru_maxrss``) is
+its own.  Engine time (``fisheye.checker.engines.direct.check``) and the spec's witness
+validation time (what the facade adds) are measured separately.
+
+Suites (``--suite``):
+
+* ``size``: random consistent histories of 100 ... 100,000 operations, 8 processes,
+  20 registers, distinct values: causal memory runs for cc, random serialisations for
+  sc, fisheye and fisheye-2014 (random graph, density 0.3);
+* ``alg2``: random runs of Algorithm 2 (``fisheye.impl``), 8 processes, 1,000
+  operations, fisheye and sc (``--alg2-cache DIR`` reuses generated runs);
+* ``ratio``: direct vs Z3 on 200-operation histories (causal memory runs for cc,
+  sequenced per component for fisheye, serialisations for sc), per model, the ratio of
+  medians measured in the same run.
+
+Usage: ``.venv/bin/python bench/bench_check.py --suite size --repeat 3 --max-ops 100000``.
+Prints one JSON line per measurement and a summary table of medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+
+def _history(kind: str, model: str, n_ops: int, seed: int, cache: str | None):
+    from histgen import alg2_history, cc_history, procs_of, random_graph, sc_history
+
+    from fisheye.spec.graph import ProximityGraph
+    from fisheye.spec.history import load_history
+
+    rng = random.Random(seed)
+    procs = procs_of(8)
+    graph = random_graph(rng, procs, 0.3)
+    if kind == "alg2":
+        if cache:
+            f = Path(cache) / f"alg2_{n_ops}_{seed}.json"
+            if f.exists():
+                h = load_history(f)
+                return h, ProximityGraph(h.processes, h.edges)
+        h = alg2_history(rng, 8, n_ops, 20, graph)
+        if cache:
+            Path(cache).mkdir(parents=True, exist_ok=True)
+            (Path(cache) / f"alg2_{n_ops}_{seed}.json").write_text(json.dumps(h.to_json()))
+        return h, graph
+    if kind == "cc" or (kind == "ratio" and model == "cc"):
+        return cc_history(rng, 8, n_ops, 20), graph
+    if kind == "ratio" and model == "fisheye":
+        return cc_history(rng, 8, n_ops, 20, graph=graph), graph
+    return sc_history(rng, 8, n_ops, 20), graph
+
+
+def one(kind: str, model: str, n_ops: int, seed: int, engine: str, cache: str | None,
+        timeout: float) -> dict[str, Any]:
+    """One measurement (run in a subprocess)."""
+    from fisheye.spec import validate
+
+    h, g = _history(kind, model, n_ops, seed, cache)
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t = time.perf_counter()
+    if engine == "direct":
+        from fisheye.checker.engines.direct import check
+    else:
+        from fisheye.checker.engines.z3engine import check
+    res = check(h, model, g, timeout=timeout)
+    engine_s = time.perf_counter() - t
+    val_s = None
+    if res.witness is not None:
+        t = time.perf_counter()
+        bad = validate.problems(h, model, g, res.witness)
+        val_s = time.perf_counter() - t
+        if bad:
+            raise SystemExit(f"witness rejected: {bad[0]}")
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"kind": kind, "model": model, "ops": len(h.ops), "seed": seed, "engine": engine,
+            "verdict": res.verdict.value, "engine_s": round(engine_s, 4),
+            "validate_s": None if val_s is None else round(val_s, 4),
+            "nodes": res.stats.get("nodes"), "peak_rss_mib": round(rss / 1024, 1),
+            "history_rss_mib": round(rss0 / 1024, 1), "message": res.message}
+
+
+def run_sub(kind: str, model: str, n_ops: int, seed: int, engine: str, cache: str | None,
+            timeout: float) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--one", kind, model, str(n_ops), str(seed), engine,
+           "--timeout", str(timeout)] + (["--alg2-cache", cache] if cache else [])
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode:
+        return {"kind": kind, "model": model, "ops": n_ops, "seed": seed, "engine": engine,
+                "error": out.stderr.strip().splitlines()[-1:] or ["?"]}
+    return json.loads(out.stdout)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--suite", choices=("size", "alg2", "ratio"), default="size")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--max-ops", type=int, default=100_000)
+    ap.add_argument("--models", default="cc,sc,fisheye,fisheye-2014")
+    ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--alg2-cache", default=None)
+    ap.add_argument("--one", nargs=5, metavar=("KIND", "MODEL", "OPS", "SEED", "ENGINE"))
+    args = ap.parse_args()
+    if args.one:
+        kind, model, n_ops, seed, engine = args.one
+        print(json.dumps(one(kind, model, int(n_ops), int(seed), engine, args.alg2_cache, args.timeout)))
+        return 0
+    models = args.models.split(",")
+    rows: list[dict[str, Any]] = []
+    print(json.dumps({"machine": os.uname().nodename, "cpus": os.cpu_count(),
+                      "load": os.getloadavg()}), flush=True)
+    if args.suite == "size":
+        sizes = [s for s in (100, 1000, 10_000, 100_000) if s <= args.max_ops]
+        for model in models:
+            for n in sizes:
+                for seed in range(args.repeat):
+                    r = run_sub("cc" if model == "cc" else "sc", model, n, seed, "direct", None, args.timeout)
+                    print(json.dumps(r), flush=True)
+                    rows.append(r)
+    elif args.suite == "alg2":
+        for seed in range(args.repeat):
+            for model in models:
+                r = run_sub("alg2", model, 1000, seed, "direct", args.alg2_cache, args.timeout)
+                print(json.dumps(r), flush=True)
+                rows.append(r)
+    else:
+        for model in models:
+            for seed in range(args.repeat):
+                for engine in ("direct", "z3"):
+                    r = run_sub("ratio", model, 200, seed, engine, None, args.timeout)
+                    print(json.dumps(r), flush=True)
+                    rows.append(r)
+    # summary: medians
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for r in rows:
+        if "error" not in r:
+            groups.setdefault((r["kind"], r["model"], r["ops"] // 10 * 10, r["engine"]), []).append(r)
+    print("kind model ops engine runs median_engine_s median_validate_s max_rss_mib verdicts")
+    for key, rs in groups.items():
+        vals = [r["validate_s"] for r in rs if r["validate_s"] is not None]
+        print(*key, len(rs), round(statistics.median(r["engine_s"] for r in rs), 3),
+              round(statistics.median(vals), 3) if vals else "-", max(r["peak_rss_mib"] for r in rs),
+              ",".join(sorted({r["verdict"] for r in rs})))
+    if args.suite == "ratio":
+        for model in models:
+            d = groups.get(("ratio", model, 200, "direct"))
+            z = groups.get(("ratio", model, 200, "z3"))
+            if d and z:
+                md = statistics.median(r["engine_s"] for r in d)
+                mz = statistics.median(r["engine_s"] for r in z)
+                print(f"ratio {model}: z3 median {mz:.3f} s / direct median {md:.4f} s = {mz / md:.0f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
