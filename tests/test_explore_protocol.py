@@ -93,7 +93,13 @@ PBN_COUNTS = {  # reduced states, distinct final states, histories, outcome (2, 
                                    pytest.param("complete", marks=pytest.mark.slow)])
 def test_pbn_protocol_pinned_counts_and_the_papers_claim(graph):
     states, finals, hists, b1 = PBN_COUNTS[graph]
-    rep = run(make_context(PBN, graph), model="fisheye")
+    ctx = make_context(PBN, graph)
+    proto: set = set()
+    rep = run(ctx, model="fisheye", on_terminal=lambda s, k: proto.add(repr(ctx.system.history(s).to_json())))
+    actx = make_context(PBN, graph, level="abstract")
+    spec: set = set()
+    run(actx, model=None, on_terminal=lambda s, k: spec.add(repr(actx.system.history(s).to_json())))
+    assert proto == spec       # Algorithm 1 produces exactly the histories its specification allows
     assert rep["complete"] and rep["level"] == "protocol" and rep["reduction"] == "stubborn"
     assert (rep["states"], rep["terminal_states"], rep["histories"]) == (states, finals, hists)
     assert rep["deadlocks"] == 0 and rep["violations_total"] == 0
