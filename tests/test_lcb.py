@@ -115,7 +115,8 @@ def _terminals(system):
 
 @pytest.mark.parametrize("locality, crashes, network, lazy_states, deferred_states, terminals", [
     ({"q": {"p"}, "r": {"q"}}, 0, "fifo", 1383, 316, 13),
-    ({"q": {"p"}, "r": {"q"}}, 1, "fifo", 7865, 2772, 106),
+    ({"q": {"p"}, "r": {"q"}}, 1, "fifo", 7865, 2772, 119),
+    ({"q": {"p"}, "r": {"q"}}, 2, "fifo", 12441, 6730, 743),
     ({}, 0, "unordered", 1493, 350, 16),
 ])
 def test_deferred_delivery_reaches_exactly_the_lazy_terminal_states(locality, crashes, network, lazy_states,
