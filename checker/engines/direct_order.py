@@ -15,8 +15,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from fisheye.spec.causal import candidate_sources
-from fisheye.spec.history import History
+from fisheye.spec.history import History, value_key
 from fisheye.spec.order import Cycle, close
 
 from ..result import Reason
@@ -94,7 +93,20 @@ class Index:
             else:
                 self.reads_of[k].append(op.uid)
         self.reads = [op.uid for op in ops if op.is_read]
-        self.cands: dict[int, list[int | None]] = {r: candidate_sources(history, ops[r]) for r in self.reads}
+        # candidate sources (as fisheye.spec.causal.candidate_sources, in linear time):
+        # same register and value, not after the read in its own process; None when the
+        # value is the register's initial value
+        by_value: dict[tuple[str, object], list[int]] = {}
+        for op in ops:
+            if op.is_write:
+                by_value.setdefault((op.register, op.vkey), []).append(op.uid)
+        self.cands: dict[int, list[int | None]] = {}
+        for r in self.reads:
+            op = ops[r]
+            c: list[int | None] = [None] if op.vkey == value_key(history.initial_value(op.register)) else []
+            c += [w for w in by_value.get((op.register, op.vkey), ())
+                  if not (ops[w].process == op.process and ops[w].index > op.index)]
+            self.cands[r] = c
 
     def label(self, u: int) -> str:
         return self.h.ops[u].label()
