@@ -73,7 +73,10 @@ def make_context(scenario: str | Program, graph: str | ProximityGraph | None = "
             raise ValueError("the localized causal broadcast (fisheye.impl.lcb) is not available") from None
         kwargs: dict[str, Any] = {"crashes": crashes, "network": network}
         system = make_lcb_system(scenario, **kwargs)
-        return Context(system, reduction=reduction, prune_deviations=prune_deviations)
+        # No transition model is known for this system: the full search unless asked
+        # (the process-level reduction assumes the locality lemma of docs/por.md).
+        return Context(system, reduction="none" if reduction == "auto" else reduction,
+                       prune_deviations=prune_deviations)
     if crashes:
         raise ValueError("--crashes applies to --algorithm lcb only (Algorithm 1 assumes no crash)")
     from fisheye.impl.system import make_system, resolve_program
