@@ -170,12 +170,14 @@ def model_counterexample(system: LcbSystem, history: History, schedule: tuple[St
                           explanation=exp)
 
 
-def generate(root: Path = ROOT, *, out: Any = sys.stdout) -> dict[str, Any]:
+def generate(root: Path = ROOT, *, scenarios: Iterable[str] = ("lcb3", "lcb4"), out: Any = sys.stdout
+             ) -> dict[str, Any]:
     """Explore lcb3 and lcb4 with F = 2, and Algorithm 2 over the broadcast on
     lcb-mem3; store a shortest counterexample per violated property and one summary
     file per search.  Returns the summaries."""
     summaries: dict[str, Any] = {}
-    for name, scenario in (("urb-lcb3-f2", "lcb3"), ("urb-lcb4-f2", "lcb4")):
+    for scenario in scenarios:
+        name = f"urb-{scenario}-f2"
         system = make_lcb_system(scenario, crashes=2)
         res = explore(system)
         found = {}
@@ -221,4 +223,4 @@ def generate(root: Path = ROOT, *, out: Any = sys.stdout) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    generate()
+    generate(scenarios=sys.argv[1:] or ("lcb3", "lcb4"))
