@@ -78,10 +78,10 @@ class Counterexample:
 
     def system(self):  # -> TocoSystem (or LcbSystem for algorithm "lcb")
         if self.algorithm == "lcb":  # issue 8: the scenario's default localities, F = its crash steps
-            from fisheye.impl.lcb import make_lcb_system
+            from fisheye.impl.lcb import crashes_in, make_lcb_system
 
-            crashes = sum(1 for s in self.schedule if s.kind == "crash")
-            return make_lcb_system(self.scenario or "", crashes=crashes, network=self.network)
+            return make_lcb_system(self.scenario or "", crashes=crashes_in(self.schedule),
+                                   network=self.network)
         from fisheye.impl.programs import parse_program
         from fisheye.impl.system import make_system
 

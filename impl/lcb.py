@@ -520,6 +520,11 @@ class LcbSystem:
         return LcbState(procs, chans, state.crashes + 1)
 
 
+def crashes_in(schedule: Iterable[Step]) -> int:
+    """The number of crashes a schedule performs (``crash`` and ``...+crash`` steps)."""
+    return sum(1 for s in schedule if s.kind == "crash" or s.kind.endswith("+crash"))
+
+
 def _bursts(ready: Sequence[Any]) -> list[tuple[Any, ...]]:
     """Every non-empty ordered selection of ``ready`` (deliveries just before a crash)."""
     return [perm for r in range(1, len(ready) + 1) for perm in permutations(ready, r)]
