@@ -86,7 +86,8 @@ def main() -> None:
             fs = f"{full['states']:,}" + ("" if full["complete"] else f" (cut at {full['wall']:.0f} s)")
         factor = f"{full['states'] / r['states']:.1f}" if full and full["complete"] else ""
         print(f"| {sc} | {lvl} | {g} | auto | {r['complete']} | {r['states']:,} | {r['terminal']:,} | "
-              f"{r['histories']} | {r['wall']:.1f} | {r['cpu']:.1f} | {r['states'] / max(r['cpu'], 1e-9):,.0f} | "
+              f"{r['histories']} | {r['wall']:.1f} | {r['cpu']:.1f} | "
+              f"{r['states'] / max(r['cpu'], 1e-9):,.0f} | "
               f"{r['rss_mib']:.0f} | "
               f"{fs} | {factor} |", flush=True)
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
