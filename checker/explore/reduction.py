@@ -96,44 +96,44 @@ def stubborn_steps(system: Any, state: Any) -> list[Step]:
     for root in sorted(enabled):
         if root in index:
             continue
-        work = [(root, 0)]
         index[root] = low[root] = counter
         counter += 1
         stack.append(root)
         on_stack.add(root)
+        work: list[list[Any]] = [[root, edges(root), 0]]
         while work:
-            v, k = work[-1]
-            es = edges(v)
+            frame = work[-1]
+            v, es, k = frame
             if k < len(es):
-                work[-1] = (v, k + 1)
+                frame[2] = k + 1
                 w = es[k]
                 if w not in index:
                     index[w] = low[w] = counter
                     counter += 1
                     stack.append(w)
                     on_stack.add(w)
-                    work.append((w, 0))
-                elif w in on_stack:
-                    low[v] = min(low[v], index[w])
+                    work.append([w, edges(w), 0])
+                elif w in on_stack and index[w] < low[v]:
+                    low[v] = index[w]
                 continue
             work.pop()
             if work:
                 u = work[-1][0]
-                low[u] = min(low[u], low[v])
+                if low[v] < low[u]:
+                    low[u] = low[v]
             if low[v] == index[v]:
                 c = len(comp_mask)
+                mask = 0
                 members = []
                 while True:
                     w = stack.pop()
                     on_stack.discard(w)
                     comp[w] = c
                     members.append(w)
-                    if w == v:
-                        break
-                mask = 0
-                for w in members:
                     if w in enabled:
                         mask |= 1 << w
+                    if w == v:
+                        break
                 for w in members:          # successors are in earlier (finished) components
                     for x in succ[w]:
                         cx = comp[x]
