@@ -54,9 +54,11 @@ class Budget:
 
 @dataclass(frozen=True)
 class Conflict:
-    """Why a (partial) set of choices has no solution: the certificate's reasons."""
+    """Why a (partial) set of choices has no solution: the certificate's reasons, and
+    (for the search's own use) the edges in force when the cycle closed."""
 
     reasons: tuple[Reason, ...]
+    edges: Mapping[tuple[int, int], Info] | None = field(default=None, compare=False, repr=False)
 
 
 class Index:
@@ -218,7 +220,7 @@ def conflict_of(ix: Index, edges: Mapping[tuple[int, int], Info]) -> Conflict:
     got = close(ix.h, edges.keys())
     if not isinstance(got, Cycle):
         raise AssertionError("conflict_of called on an acyclic relation")
-    return Conflict(cycle_reasons(ix, edges, got))
+    return Conflict(cycle_reasons(ix, edges, got), edges)
 
 
 def render(ix: Index, a: int, b: int, info: Info) -> Reason:
@@ -348,12 +350,20 @@ def fair_topo(ix: Index, order: DOrder) -> list[int]:
     return out
 
 
-def conflict_choice(probe: object, default: tuple[int, int]) -> tuple[int, int]:
+def conflict_choice(probe: object, default: tuple[int, int], ix: Index | None = None) -> tuple[int, int]:
     """The pair to branch on after a failed probe: a probe choice on the refuted cycle,
-    reversed (at least one of them must flip), else ``default``.  Any open pair keeps
-    the search complete; this one focuses it on the conflict."""
-    if isinstance(probe, Conflict):
+    reversed (at least one of them must flip); else a probe choice on the path that made
+    a forced step of the cycle hold (its premise ``w' < r``); else ``default``.  Any
+    open pair keeps the search complete; this one focuses it on the conflict."""
+    if not isinstance(probe, Conflict):
+        return default
+    for r in probe.reasons:
+        if r.rule == "probe" and len(r.ops) == 2:
+            return r.ops[1], r.ops[0]
+    if ix is not None and probe.edges is not None:
         for r in probe.reasons:
-            if r.rule == "probe" and len(r.ops) == 2:
-                return r.ops[1], r.ops[0]
+            if r.rule == "forced" and len(r.ops) == 3 and ix.is_write[r.ops[0]]:
+                for step in path_reasons(ix, probe.edges, r.ops[0], r.ops[2]):
+                    if step.rule == "probe":
+                        return step.ops[1], step.ops[0]
     return default

@@ -156,7 +156,7 @@ def solve_sc(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budg
         probe = _saturate(ix, E, order, _chain(ix, order, glist), rf, budget)
         if not isinstance(probe, Conflict) and _open_pair(ix, probe[0], glist) is None:
             return _sequence(probe[0])
-        a, b = _conflict_choice(probe, pair)
+        a, b = _conflict_choice(probe, pair, ix)
         failed: list[Conflict] = []
         for x, y in ((a, b), (b, a)):
             res = go(E, order, {(x, y): ("choice",)})

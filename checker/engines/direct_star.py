@@ -198,7 +198,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
         probe = saturate(E, order, _chain(ix, order, edges, _guess(ix, order, E, views)))
         if not isinstance(probe, Conflict) and _open_pair(ix, probe[0], edges) is None:
             return StarSolution(probe[1], probe[2])
-        a, b = _conflict_choice(probe, pair)
+        a, b = _conflict_choice(probe, pair, ix)
         if (a, b) == pair and isinstance(probe, Conflict):
             a, b = _premise_pair(ix, order, probe, members_of, pair)
         failed: list[Conflict] = []
