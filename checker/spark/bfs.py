@@ -44,7 +44,6 @@ from fisheye.checker.explore.expand import (
     Context,
     TerminalRecord,
     classify,
-    is_pruned,
     successors,
     terminal_record,
 )
@@ -134,13 +133,12 @@ def _expand(ctx: Context, index: int, shards: Iterable[Shard]) -> Iterator[tuple
     for shard in shards:
         for fp, blob, path in loads(shard.frontier):
             state = loads(blob)
-            if is_pruned(ctx, state):
-                pruned += 1
-                continue
-            succ = successors(ctx, state)
+            succ = successors(ctx, state)        # empty for a pruned state
             if not succ:
                 kind = classify(ctx, state, 0)
-                if kind not in (INNER, PRUNED):
+                if kind == PRUNED:
+                    pruned += 1
+                elif kind != INNER:
                     yield fp, ("T", terminal_record(ctx, state, kind), path)
                 continue
             transitions += len(succ)
@@ -222,6 +220,7 @@ class SparkRun:
     seconds: float
     partitions: int
     groups: Any = field(default=None, compare=False, repr=False)   # RDD of Group, persisted
+    shards: Any = field(default=None, compare=False, repr=False)   # the last level, persisted
 
     @property
     def collision_probability(self) -> float:
@@ -279,6 +278,7 @@ def run(spark: Any, ctx: Context, *, partitions: int, max_states: int | None = N
         shards, parent = nxt, shards
         counts = shards.map(_counts).collect()   # materialises (and checkpoints) the level
         parent.unpersist()
+    persisted = shards
     if stopped is not None:
         # Cut short: the frontier's own terminal states are still reported, nothing admitted.
         tail = (shards.mapPartitionsWithIndex(lambda i, it: _expand(ctx, i, it))
@@ -290,7 +290,7 @@ def run(spark: Any, ctx: Context, *, partitions: int, max_states: int | None = N
     groups.persist(StorageLevel.MEMORY_AND_DISK)
     return SparkRun(states=states, transitions=transitions, pruned=pruned, max_depth=max_depth,
                     levels=tuple(levels), complete=stopped is None, stopped=stopped,
-                    seconds=time.perf_counter() - start, partitions=n, groups=groups)
+                    seconds=time.perf_counter() - start, partitions=n, groups=groups, shards=persisted)
 
 
 def schedule_of(ctx: Context, path: Path) -> list[Step]:

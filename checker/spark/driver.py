@@ -99,8 +99,8 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
         from .output import write_parquet
 
         parquet_rows = write_parquet(spark, ctx, model.value if model else None, items_rdd, parquet)
-    items_rdd.unpersist()
-    run.groups.unpersist()
+    for rdd in (items_rdd, run.groups, run.shards):
+        rdd.unpersist()
     return build_report(ctx, builder, run, items, master=sc.master, parquet=parquet,
                         parquet_rows=parquet_rows)
 

@@ -64,8 +64,10 @@ def get_session(master: str | None = None, *, shuffle_partitions: int = 4,
                .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
                .config("spark.python.worker.reuse", "true"))
     if is_local(chosen):
+        # One machine: shuffle files need no compression (it only costs CPU here).
         builder = (builder.config("spark.driver.host", "127.0.0.1")
-                   .config("spark.driver.bindAddress", "127.0.0.1"))
+                   .config("spark.driver.bindAddress", "127.0.0.1")
+                   .config("spark.shuffle.compress", "false"))
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
