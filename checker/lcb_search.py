@@ -71,10 +71,14 @@ def _history_key(h: History) -> tuple[Any, ...]:
 
 
 def explore(system: LcbSystem, *, checker: Callable[[LcbSystem, LcbState], list[Violation]] = check_run,
-            histories: bool = False, until: Callable[[Exploration], bool] | None = None) -> Exploration:
+            histories: bool = False, until: Callable[[Exploration], bool] | None = None,
+            steps_of: Callable[[LcbSystem, LcbState], list[Step]] | None = None,
+            terminals: dict[LcbState, tuple[Step, ...]] | None = None) -> Exploration:
     """Visit every reachable state breadth-first; check every terminal state.  With
     ``until``, stop as soon as it holds after a terminal state (``complete`` is then
-    false: no claim of exhaustiveness)."""
+    false: no claim of exhaustiveness).  ``steps_of``: the steps to explore from a state
+    (default: every enabled step; :func:`persistent_steps` for the reduced search).
+    ``terminals``: if given, filled with every terminal state and a schedule to it."""
     start = time.perf_counter()
     init = system.initial()
     parents: dict[LcbState, tuple[LcbState | None, Step | None]] = {init: (None, None)}
@@ -82,9 +86,11 @@ def explore(system: LcbSystem, *, checker: Callable[[LcbSystem, LcbState], list[
     res = Exploration()
     while queue:
         s = queue.popleft()
-        steps = system.enabled(s)
+        steps = system.enabled(s) if steps_of is None else steps_of(system, s)
         if not steps:
             res.terminal_states += 1
+            if terminals is not None:
+                terminals[s] = _schedule(parents, s)
             first = {}
             for v in checker(system, s):
                 first.setdefault(v.property, v)
@@ -107,6 +113,107 @@ def explore(system: LcbSystem, *, checker: Callable[[LcbSystem, LcbState], list[
     res.states = len(parents)
     res.seconds = time.perf_counter() - start
     return res
+
+
+def persistent_steps(system: LcbSystem, state: LcbState) -> list[Step]:
+    """A persistent set: all the enabled steps of the smallest set P of processes closed
+    under "p ∈ P and q may affect p's steps ⇒ q ∈ P", where q may affect p when the
+    channel q -> p is empty (or unordered) and q may still send to p (q could enable a new
+    receipt at p), or when q may still crash while the channel q -> p is or may become
+    non-empty (its crash would enable losses at p).
+
+    Steps of different processes commute: a step of q changes q's state, pops a channel
+    into q, appends to channels out of q, discards dead copies in channels into q, and a
+    crash of q clears the channels into q; the crash budget is not shared when each
+    crashable process may crash once (the systems :func:`explore_fates` builds).  A step
+    outside P can thus neither disable a step of P nor, by the closure, enable a new step
+    of P, and the terminal states are all reached (persistent sets, Godefroid 1996).
+    Valid only when ``max_crashes >= len(crashable)``."""
+    steps = system.enabled(state)
+    by_proc: dict[str, list[Step]] = {}
+    for st in steps:
+        by_proc.setdefault(st.process, []).append(st)
+    if len(by_proc) <= 1:
+        return list(steps)
+    assert system.max_crashes >= len(system.crashable), "a shared crash budget makes crashes dependent"
+    n, ranks = system.n, system.ranks
+    fifo = system.network.value == "fifo"
+    may_crash = {q for q, pr in zip(system.processes, state.procs, strict=True)
+                 if not pr.crashed and q in system.crashable}
+    ms: dict[tuple[str, str], bool] = {}
+
+    def affects(q: str, p: str) -> bool:
+        chan = state.chans[ranks[q] * n + ranks[p]]
+        if (q, p) not in ms:
+            ms[(q, p)] = system.may_send(state, q, p)
+        sends = ms[(q, p)]
+        return ((not chan or not fifo) and sends) or (q in may_crash and (bool(chan) or sends))
+
+    best: list[Step] | None = None
+    for start in by_proc:
+        closed = {start}
+        stack = [start]
+        while stack:
+            p = stack.pop()
+            for q in system.processes:
+                if q not in closed and affects(q, p):
+                    closed.add(q)
+                    stack.append(q)
+        members = [st for st in steps if st.process in closed]
+        if best is None or len(members) < len(best):
+            best = members
+    assert best is not None
+    return best
+
+
+@dataclass
+class FateExploration:
+    """The union of the reduced searches over every set of at most F crashable
+    processes: the terminal states of the system with at most F crashes."""
+
+    states: int
+    terminal_states: int
+    violations: dict[str, int]
+    shortest: dict[str, tuple[str, tuple[Step, ...], str]]  # prop -> (fate label, schedule, text)
+    terminals: dict[LcbState, tuple[tuple[str, ...], tuple[Step, ...]]]
+    seconds: float
+
+
+def explore_fates(scenario: str, crashes: int, *, locality: Mapping[str, Iterable[str]] | None = None,
+                  network: str = "fifo", reduced: bool = True) -> FateExploration:
+    """At most ``crashes`` crashes, explored as one search per set C of at most that many
+    processes, with exactly C crashable (each at most once), reduced with
+    :func:`persistent_steps`; terminal states are merged (a run in which some process of
+    C does not crash also belongs to a smaller C)."""
+    from itertools import combinations
+
+    start = time.perf_counter()
+    base = make_lcb_system(scenario, crashes=0, locality=locality, network=network)
+    terminals: dict[LcbState, tuple[tuple[str, ...], tuple[Step, ...]]] = {}
+    states = 0
+    for k in range(crashes + 1):
+        for fate in combinations(base.processes, k):
+            system = LcbSystem(base.processes, base.locality, base.app, crashes=k, network=network,
+                               name=base.name, crashable=fate)
+            found: dict[LcbState, tuple[Step, ...]] = {}
+            res = explore(system, checker=lambda *_: [], steps_of=persistent_steps if reduced else None,
+                          terminals=found)
+            states += res.states
+            for t, sched in found.items():
+                terminals.setdefault(t, (fate, sched))
+    violations: dict[str, int] = {}
+    shortest: dict[str, tuple[str, tuple[Step, ...], str]] = {}
+    judge = make_lcb_system(scenario, crashes=crashes, locality=locality, network=network)
+    for t, (fate, sched) in terminals.items():
+        first: dict[str, Violation] = {}
+        for v in check_run(judge, t):
+            first.setdefault(v.property, v)
+        for prop, v in first.items():
+            violations[prop] = violations.get(prop, 0) + 1
+            if prop not in shortest or len(sched) < len(shortest[prop][1]):
+                shortest[prop] = (",".join(fate), sched, str(v))
+    return FateExploration(states, len(terminals), violations, shortest, terminals,
+                           time.perf_counter() - start)
 
 
 @dataclass(frozen=True)

@@ -285,7 +285,7 @@ class LcbSystem:
 
     def __init__(self, processes: Sequence[str], locality: Mapping[str, Iterable[str]], app: App, *,
                  crashes: int = 0, network: Network | str = Network.FIFO, urb_delivery: str = "deferred",
-                 name: str = "lcb"):
+                 name: str = "lcb", crashable: Iterable[str] | None = None):
         self.processes = tuple(processes)
         known = set(self.processes)
         self.locality = {p: frozenset(locality.get(p, ())) for p in self.processes}
@@ -296,6 +296,12 @@ class LcbSystem:
             raise ValueError("the number of crashes must be >= 0")
         self.app = app
         self.max_crashes = crashes
+        # ``crashable``: the processes allowed to crash (default: all).  Exploring each
+        # set of at most F processes with exactly those crashable, and taking the union,
+        # gives the runs with at most F crashes, without the crash budget shared by all.
+        self.crashable = frozenset(self.processes if crashable is None else crashable)
+        if not self.crashable <= known:
+            raise ValueError(f"crashable names unknown processes {sorted(self.crashable - known)}")
         self.network = Network(network)
         if urb_delivery not in URB_DELIVERY:
             raise ValueError(f"urb_delivery must be one of {', '.join(URB_DELIVERY)}, not {urb_delivery!r}")
@@ -366,11 +372,27 @@ class LcbSystem:
             if ready and (may_deliver or not busy):
                 out.extend(Step("deliver", p, None, key) for key in ready)
             out.extend(steps[k:])
-            if can_crash and self.deferred:
+            if can_crash and self.deferred and p in self.crashable:
                 out.extend(self._crash_steps(state, i, steps))
         if can_crash and not self.deferred and out:  # a run that is over has no crash left
-            out.extend(Step("crash", p) for p, pr in zip(ps, state.procs, strict=True) if not pr.crashed)
+            out.extend(Step("crash", p) for p, pr in zip(ps, state.procs, strict=True)
+                       if not pr.crashed and p in self.crashable)
         return out
+
+    def may_send(self, state: LcbState, q: str, p: str) -> bool:
+        """An over-approximation of "q may still append a message to the channel q -> p":
+        q is alive and either some live process still has program left (a broadcast, which
+        q would relay), or a message in transit to q carries a key q has not seen yet (q
+        relays a message the first time it receives it, ``receive`` in URB)."""
+        qi = self.ranks[q]
+        pr = state.procs[qi]
+        if pr.crashed or state.procs[self.ranks[p]].crashed:
+            return False
+        for r, other in zip(self.processes, state.procs, strict=True):
+            if not other.crashed and self.app.has_more(other.app, r):
+                return True
+        n = self.n
+        return any(d.key not in pr.urb.pending for j in range(n) for d in state.chans[j * n + qi])
 
     def _crash_steps(self, state: LcbState, i: int, steps: list[Step]) -> list[Step]:
         """Deferred mode: p crashes before doing anything (``crash``), or right after one of
