@@ -201,6 +201,11 @@ class ProtocolPor:
         self._last_write = tuple(
             max((pc for pc, op in enumerate(o) if isinstance(op, Write)), default=-1) for o in ops)
         self._catch_up = getattr(raw._cfgs[0], "catch_up", True) if n else True
+        # registers written by p_j's writes, in order; registers read by p_i from pc on
+        self._write_regs = tuple(tuple(op.register for op in o if isinstance(op, Write)) for o in ops)
+        self._read_regs_from = tuple(
+            tuple(frozenset(op.register for op in o[pc:] if not isinstance(op, Write))
+                  for pc in range(len(o) + 1)) for o in ops)
         self._op_steps = tuple(Step("op", p) for p in self.processes)
         self._dlv_steps = tuple(Step("deliver", p) for p in self.processes)
         self._rcv_steps = tuple(tuple(Step("recv", p, q) for q in self.processes) for p in self.processes)
@@ -241,10 +246,11 @@ class ProtocolPor:
         rem, mt, _, _ = facts
         if t < n:       # op(i): deliveries at i; receipts of TOCOBC if a write is to come
             i = t
-            out = [n + i]
             if rem[i]:
-                out += [2 * n + i * n + j for j in range(n) if mt[j][i]]
-            return out
+                return [n + i] + [2 * n + i * n + j for j in range(n) if mt[j][i]]
+            # only reads and awaits remain: a delivery interferes iff it may still change a
+            # copy that one of them reads
+            return [n + i] if self._reads_undelivered(state, i) else []
         if t < 2 * n:                               # deliver(i): everything at i that changes pending/total
             i = t - n
             return [i] + self._receipts_at(facts, state, i)
@@ -267,12 +273,37 @@ class ProtocolPor:
             return [n + i]                          # waiting for its own write, or an await
         if t < 2 * n:
             i = t - n
+            toco = state.procs[i].toco
+            causal = toco.causal
+            if not any(all(a <= b for a, b in zip(m.caus, causal, strict=True)) for m in toco.pending):
+                # C (line 21) is empty and only a new message can fill it: causal_i changes
+                # only by a delivery at p_i (or, published, by p_i's own broadcast)
+                return ([i] if rem[i] else []) + [2 * n + i * n + j for j in range(n) if mt[j][i]]
             return [i] + self._receipts_at(facts, state, i)
         i, j = divmod(t - 2 * n, n)                 # empty channel j -> i: j's sending transitions
         out = [j] if rem[j] else []
         if mc[j] and not dv[i][j]:
             out += [2 * n + j * n + k for k in range(n) if k != j and mt[k][j]]
         return out
+
+    def _reads_undelivered(self, state: Any, i: int) -> bool:
+        """Whether a read or await still to run at p_i reads a register that a message
+        p_i has not delivered yet writes (messages of a sender are delivered in sequence
+        order: C, line 21, so p_j's undelivered ones are those from ``causal_i[j]`` on)."""
+        ps = state.procs[i]
+        regs = self._read_regs_from[i][ps.reg.pc]
+        if not regs:
+            return False
+        causal = ps.toco.causal
+        for j in range(self.n):
+            if j == i:
+                if any(m.sender == i and m.payload[0] in regs for m in ps.toco.pending):
+                    return True
+                continue
+            for r in self._write_regs[j][causal[j]:]:
+                if r in regs:
+                    return True
+        return False
 
     def _receipts_at(self, facts: Any, state: Any, i: int) -> list[int]:
         n = self.n
