@@ -119,3 +119,13 @@ def test_published_variant_breaks_causal_order_with_a_replayable_schedule():
     assert "causal order" in {b.prop for b in raw.broadcast_violations(end)}
     ok = run(make_context(prog, "p0:p1"), model="fisheye")
     assert ok["violations_total"] == 0 and ok["complete"]
+
+
+def test_fig6_protocol_empty_graph_reproduces_the_cc_row():
+    """Table 1's CC row by executing Algorithms 1 and 2 (no edge: no CATCH_UP is live)."""
+    rep = run(make_context("fig6", "empty"), model="cc")
+    assert rep["complete"] and rep["level"] == "protocol"
+    assert (rep["states"], rep["terminal_states"], rep["histories"]) == (23117, 497, 4)
+    assert rep["pruned"]["deviating_reads"] == 6853
+    assert rep["outcomes"] == {"reads": ["x", "y"], "values": [[2, 4], [2, 5], [3, 4], [3, 5]]}
+    assert rep["violations_total"] == 0 and rep["deadlocks"] == 0
