@@ -492,6 +492,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--variant", action="append", choices=(*VARIANTS, "alternative"), default=None,
                     help="variants to verify (default: corrected, published; alternative: see "
                     "alternative_fix)")
+    ap.add_argument("--config", default=None, metavar="TEXT",
+                    help="only the configurations whose name contains TEXT")
+    ap.add_argument("--tag", default="", help="suffix of the summary file name (parallel runs)")
     ap.add_argument("--max-states", type=int, default=3_000_000, help="state budget per exploration")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per exploration")
     ap.add_argument("--random-systems", type=int, default=40)
@@ -508,8 +511,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "verify" in parts:
         for group in args.group or ["x1", "cc", "paper"]:
             rows: list[Row] = []
-            path = summ / f"alg1-verify-{group}.json"
+            path = summ / f"alg1-verify-{group}{args.tag}.json"
             for name, prog, graph, level in configurations(group):
+                if args.config and args.config not in name:
+                    continue
                 for variant in args.variant or list(VARIANTS):
                     if variant == "alternative":
                         with alternative_fix():
@@ -532,8 +537,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "table" in parts:
         rows = []
         for group in GROUPS:
-            path = summ / f"alg1-verify-{group}.json"
-            if path.exists():
+            for path in sorted(summ.glob(f"alg1-verify-{group}*.json")):
                 rows += [Row(**r) for r in json.loads(path.read_text())]
         print(markdown(rows))
     return 0
