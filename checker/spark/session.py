@@ -51,6 +51,11 @@ def get_session(master: str | None = None, *, shuffle_partitions: int = 4,
         return active
     if active is not None:  # a different master was asked for: one SparkContext per JVM
         active.stop()
+    from pyspark import SparkContext
+
+    # Start (or join, under spark-submit) the JVM gateway first: only then does SparkConf
+    # see the launcher's settings, spark.master among them.
+    SparkContext._ensure_initialized()
     launcher_master = SparkConf().get("spark.master", None)
     chosen = master or launcher_master or DEFAULT_MASTER
     # Python workers must run this interpreter (the one that can import fisheye);
