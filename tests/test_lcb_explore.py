@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from fisheye.checker.lcb_search import explore
+from fisheye.checker.lcb_search import explore, explore_fates
 from fisheye.impl.api import replay
 from fisheye.impl.lcb import make_lcb_system
 from fisheye.spec import lcurb
@@ -97,11 +97,15 @@ def test_cli_explore_lcb3(run_cli):
     assert found == {lcurb.VALIDITY: 174, lcurb.UNIFORM_AGREEMENT: 324}
 
 
-@pytest.mark.slow
-def test_lcb4_without_crashes_satisfies_every_property(run_cli):
-    res = run_cli("explore", "lcb4", "--algorithm", "lcb", "--crashes", "0", "--model", "none", "--json",
-                  "--quiet")
-    assert res.status == 0, res.err
-    report = res.json()
-    assert (report["states"], report["terminal_states"]) == (24701, 25)
-    assert report["violations"] == []
+def test_crash_fates_with_persistent_sets_reach_exactly_the_terminal_states_of_the_full_search():
+    found: dict = {}
+    plain = explore(make_lcb_system("lcb3", crashes=1), terminals=found)
+    fates = explore_fates("lcb3", 1)
+    assert set(fates.terminals) == set(found) and fates.violations == plain.violations == {}
+    assert (plain.states, fates.states, fates.terminal_states) == (2772, 1911, 119)
+
+
+def test_lcb4_without_crashes_satisfies_every_property():
+    res = explore_fates("lcb4", 0)
+    assert (res.states, res.terminal_states) == (11499, 25)
+    assert res.violations == {}
