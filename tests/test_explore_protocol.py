@@ -85,7 +85,7 @@ FULL_CU, RED_CU = 37024, 343
 PBN_COUNTS = {  # reduced states, distinct final states, histories, outcome (2, 1) possible
     "paper": (24689, 232, 8, False),
     "empty": (40301, 2306, 9, True),
-    "complete": (134965, 232, 8, False),
+    "complete": (119868, 232, 8, False),
 }
 
 
