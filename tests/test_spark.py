@@ -108,20 +108,26 @@ def test_collision_probability_is_the_birthday_bound() -> None:
 
 # ---- identical results ---------------------------------------------------------------------
 
-def test_abstract_level_identical_to_local_on_every_graph(spark: Any) -> None:
-    """Both scenarios, graphs empty, paper and complete, at the abstraction level: six
-    explorations submitted concurrently to the shared session (Spark runs jobs of several
-    driver threads at once; each level is latency-bound, so they overlap)."""
-    configs = [(sc, g) for sc in ("paris-berlin-newyork", "fig6") for g in ("empty", "paper", "complete")]
+def test_identical_to_local_on_every_abstract_graph_and_lcb(spark: Any) -> None:
+    """Both scenarios, graphs empty, paper and complete, at the abstraction level, and the
+    localized causal broadcast's lcb3 with one crash (states that JSON cannot encode:
+    the canonical-encoding fingerprint): seven explorations submitted concurrently to
+    the shared session (Spark runs several driver threads' jobs at once; each level is
+    latency-bound, so they overlap)."""
+    configs: list[tuple[str, str, Any]] = [
+        (f"{sc}/{g}", "abstract", lambda sc=sc, g=g: make_context(sc, g, level="abstract"))
+        for sc in ("paris-berlin-newyork", "fig6") for g in ("empty", "paper", "complete")]
+    configs.append(("lcb3/F=1", "protocol", lambda: make_context("lcb3", None, algorithm="lcb", crashes=1)))
     with ThreadPoolExecutor(len(configs)) as pool:
-        runs = list(pool.map(lambda c: both(lambda: make_context(c[0], c[1], level="abstract"), spark,
-                                            level="abstract"), configs))
-    for (sc, g), (local, lb, remote, sb) in zip(configs, runs, strict=True):
-        assert local["complete"] and local["histories"] > 0, (sc, g)
+        runs = list(pool.map(lambda c: both(c[2], spark, level=c[1]), configs))
+    for (name, _level, _f), (local, lb, remote, sb) in zip(configs, runs, strict=True):
+        assert local["complete"] and local["histories"] > 0, name
         assert_identical(local, lb, remote, sb)
-    table1 = {g: r[2]["outcomes"]["values"] for (sc, g), r in zip(configs, runs, strict=True) if sc == "fig6"}
+    table1 = {name.split("/")[1]: r[2]["outcomes"]["values"]
+              for (name, _l, _f), r in zip(configs, runs, strict=True) if name.startswith("fig6")}
     assert table1 == {"complete": [[3, 5]], "paper": [[3, 4], [3, 5]],        # Table 1: SC, fisheye,
                       "empty": [[2, 4], [2, 5], [3, 4], [3, 5]]}              # CC rows, on Spark
+    assert runs[-1][2]["states"] > 1000                                       # lcb3 with crashes
 
 
 def _small_random_programs(count: int) -> list[tuple[str, tuple]]:
