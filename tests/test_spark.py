@@ -247,7 +247,7 @@ def test_cli_spark_matches_local(spark: Any, run_cli: Any) -> None:
     assert rj["engine"] == "spark" and rj["spark"]["partitions"] == 2
     for key in SAME:
         assert rj[key] == lj[key], key
-    assert rj["states"] == 89
+    assert rj["states"] == lj["states"] > 0            # (the explorer's tests pin the counts)
 
 
 def test_budget_cuts_the_run_short_and_says_so(spark: Any, run_cli: Any) -> None:
