@@ -524,8 +524,12 @@ def verify(exp: Explanation) -> list[str]:
             if not (ob.is_read and f.lit.ctx.startswith("S") and candidate_sources(h, ob) == [a]):
                 problems.append(f"fact {f.id}: not the only source")
         elif f.rule == "initial":
-            if not (oa.is_read and ob.is_write and ob.register == oa.register
-                    and candidate_sources(h, oa) == [None]):
+            srcs = candidate_sources(h, oa) if oa.is_read else []
+            ok = oa.is_read and ob.is_write and ob.register == oa.register and None in srcs
+            if ok and srcs != [None]:  # "reads the initial value" was a case assumption in force
+                ok = any(facts[x].rule == "source-choice" and facts[x].info == (a, None)
+                         and facts[x].lit.ctx == f.lit.ctx for x in assumed)
+            if not ok:
                 problems.append(f"fact {f.id}: not an initial-value read")
         elif f.rule in ("legality", "edge"):
             lits = clause_lits(f.rule, f.info, f.lit, assumed)
