@@ -101,6 +101,15 @@ class _Solver:
                 return views if isinstance(views, Conflict) else None
             return Witness(read_from=dict(rf), views={ix.procs[v.process]: build_view(ix, v)
                                                       for v in views})
+        if not partial and self.graph.edges and ix.h.differentiated:
+            # common case first: sc implies fisheye for every graph; a small budget
+            try:
+                seq = solve_sc(ix, hb, rf, Budget(max_nodes=min(100 + ix.n // 10, budget.max_nodes),
+                                                  timeout=budget.timeout))
+            except BudgetExhausted:
+                seq = None
+            if isinstance(seq, tuple):
+                return _from_sequence(ix, model, seq)
         res = solve_star(ix, self.graph, hb, vs, budget, all_operations=model is Model.FISHEYE_2014,
                          propagate_only=partial)
         if res is None or isinstance(res, Conflict):
