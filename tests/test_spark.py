@@ -255,7 +255,7 @@ def test_budget_cuts_the_run_short_and_says_so(spark: Any, run_cli: Any) -> None
     assert r.status == 3
     rep = r.json()
     assert rep["complete"] is False and "max-states" in rep["stopped"]
-    assert 20 <= rep["states"] < 89
+    assert rep["states"] >= 20                                          # stopped between levels
     assert "spark: level 0" in r.err                                   # progress on stderr
 
 
