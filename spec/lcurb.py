@@ -33,7 +33,7 @@ processes whose messages p's later broadcasts depend on).
 for correct processes: those checks are skipped when ``complete`` is false.  "Previously"
 (LCURB3) needs real time, which per-process logs do not carry: :func:`check` asks that s
 broadcast m somewhere in its log; checking the safety properties at *every* state of a
-run (:func:`check_safety`, as the explorer's tests do) turns this into "before".
+run (:func:`check_safety`, as ``tests/test_lcb_explore.py`` does) turns this into "before".
 """
 
 from __future__ import annotations

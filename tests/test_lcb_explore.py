@@ -10,7 +10,7 @@ import pytest
 
 from fisheye.checker.lcb_search import explore, explore_fates
 from fisheye.impl.api import replay
-from fisheye.impl.lcb import make_lcb_system
+from fisheye.impl.lcb import check_state, make_lcb_system
 from fisheye.spec import lcurb
 
 PS = ("p", "q", "r")
@@ -109,3 +109,20 @@ def test_lcb4_without_crashes_satisfies_every_property():
     res = explore_fates("lcb4", 0)
     assert (res.states, res.terminal_states) == (11499, 25)
     assert res.violations == {}
+
+
+def test_safety_holds_in_every_reachable_state():
+    """LCURB2, LCURB3 ("previously": judged in every state, so a delivery can never come
+    before its broadcast) and LCURB5 in each of the 6,730 states of lcb3 with F = 2."""
+    system = make_lcb_system("lcb3", crashes=2)
+    init = system.initial()
+    seen, stack, bad = {init}, [init], []
+    while stack:
+        s = stack.pop()
+        bad.extend(check_state(system, s))
+        for st in system.enabled(s):
+            t = system.apply(s, st)
+            if t not in seen:
+                seen.add(t)
+                stack.append(t)
+    assert len(seen) == 6730 and bad == []
