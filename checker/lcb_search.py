@@ -343,5 +343,18 @@ def generate(root: Path = ROOT, *, scenarios: Iterable[str] = ("lcb3", "lcb4"), 
     return summaries
 
 
+def main(argv: list[str]) -> int:
+    """``python -m fisheye.checker.lcb_search [SCENARIO...]``: store the counterexamples
+    (default lcb3 and lcb4); ``... fates SCENARIO F``: the reduced exhaustive search with
+    at most F crashes (the numbers of docs/results.md)."""
+    if argv[:1] == ["fates"] and len(argv) == 3:
+        res = explore_fates(argv[1], int(argv[2]))
+        print(f"{argv[1]} F={argv[2]}: {res.states} states (summed over the crash fates), "
+              f"{res.terminal_states} complete runs, violations {res.violations}, {res.seconds:.1f} s")
+        return 1 if res.violations else 0
+    generate(scenarios=argv or ("lcb3", "lcb4"))
+    return 0
+
+
 if __name__ == "__main__":
-    generate(scenarios=sys.argv[1:] or ("lcb3", "lcb4"))
+    sys.exit(main(sys.argv[1:]))
