@@ -296,6 +296,7 @@ def configurations(group: str) -> list[tuple[str, str, Any, str]]:
     if group == "paper":
         for g in ("empty", "paper", "complete"):
             out.append((f"paris-berlin-newyork, {g}", "paris-berlin-newyork", g, "protocol"))
+        out.append(("fig6, empty", "fig6", "empty", "protocol"))
         out.append(("fig6, paper", "fig6", "paper", "protocol"))
         return out
     placements = {"empty": ("p0",), "one edge p0-p1": ("p0", "p2"), "path p0-p1-p2": ("p0", "p1"),
