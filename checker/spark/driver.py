@@ -63,7 +63,8 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
     """Explore ``ctx`` on Spark and return the report (contract section 4).
 
     ``master``: a Spark master URL (None: ``spark-submit``'s, else ``local[*]``);
-    ``partitions``: shards of the state space (default: twice the default parallelism);
+    ``partitions``: shards of the state space (default: the default parallelism, at least 2:
+    every task of a level has a fixed cost, measured in docs/benchmarks.md);
     ``progress``: True for per-level lines on stderr, or a callback; ``parquet``: also
     write the table of terminal groups there (:mod:`.output`)."""
     if spark is None:
@@ -80,7 +81,7 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
             raise UsageError(f"cannot start Spark (master {master or 'local[*]'}): {first}") from None
     sc = spark.sparkContext
-    n = partitions or max(2, 2 * sc.defaultParallelism)
+    n = partitions or max(2, sc.defaultParallelism)
     if progress is True:
         progress = level_printer()
     run: SparkRun = bfs.run(spark, ctx, partitions=n, max_states=max_states, timeout=timeout,
