@@ -29,6 +29,13 @@ Edges = dict[tuple[int, int], Info]
 """A relation on uids, each pair with the reason it holds."""
 
 
+def depth_limit(ix: Index, edges: int) -> int:
+    """Nested search choices allowed: each level keeps its edge set and order alive
+    (about 150 bytes per edge and operation), so the limit keeps the search's memory
+    near 150 MB whatever the history's size."""
+    return max(2, 1_000_000 // (edges + 4 * ix.n + 1))
+
+
 class BudgetExhausted(Exception):
     """The search ran out of nodes or time: the verdict is *unknown*."""
 

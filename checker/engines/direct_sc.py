@@ -31,6 +31,7 @@ from .direct_order import (
     Edges,
     Index,
     conflict_of,
+    depth_limit,
     extend_order,
     fair_topo,
     full_order,
@@ -131,7 +132,10 @@ def solve_sc(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budg
     refuted: set[bytes] = set()
     E_root_done: list[bool] = []
 
-    def go(E: Edges, order: DOrder | None, added: Edges) -> tuple[int, ...] | Conflict:
+    def go(E: Edges, order: DOrder | None, added: Edges, depth: int = 0) -> tuple[int, ...] | Conflict:
+        if depth > limit[0]:
+            raise BudgetExhausted(f"the direct engine's search depth limit of {limit[0]} nested choices "
+                                  f"(a memory bound) ran out")
         got = _saturate(ix, E, order, added, rf, budget)
         if isinstance(got, Conflict):
             return got
@@ -159,11 +163,12 @@ def solve_sc(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budg
         a, b = _conflict_choice(probe, pair, ix)
         failed: list[Conflict] = []
         for x, y in ((a, b), (b, a)):
-            res = go(E, order, {(x, y): ("choice",)})
+            res = go(E, order, {(x, y): ("choice",)}, depth + 1)
             if not isinstance(res, Conflict):
                 return res
             failed.append(res)
         refuted.add(key)
         return next((c for c in failed if c.reasons), Conflict(()))
 
+    limit = [depth_limit(ix, len(edges))]
     return go(dict(edges), None, {})

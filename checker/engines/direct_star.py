@@ -28,11 +28,13 @@ from fisheye.spec.graph import ProximityGraph
 from .direct_cc import View, check_views
 from .direct_order import (
     Budget,
+    BudgetExhausted,
     Conflict,
     DOrder,
     Edges,
     Index,
     conflict_of,
+    depth_limit,
     extend_order,
     fair_topo,
     full_order,
@@ -184,7 +186,10 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
             budget.tick()
             got = extend_order(ix, got, new.keys(), E.keys())
 
-    def go(E: Edges, order: DOrder | None, added: Edges) -> StarSolution | Conflict:
+    def go(E: Edges, order: DOrder | None, added: Edges, depth: int = 0) -> StarSolution | Conflict:
+        if depth > limit[0]:
+            raise BudgetExhausted(f"the direct engine's search depth limit of {limit[0]} nested choices "
+                                  f"(a memory bound) ran out")
         got = saturate(E, order, added)
         if isinstance(got, Conflict):
             return got
@@ -203,14 +208,16 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
             a, b = _premise_pair(ix, order, probe, members_of, pair)
         failed: list[Conflict] = []
         for x, y in ((a, b), (b, a)):
-            res = go(E, order, {(x, y): ("choice",)})
+            res = go(E, order, {(x, y): ("choice",)}, depth + 1)
             if not isinstance(res, Conflict):
                 return res
             failed.append(res)
         refuted.add(key)
         return next((c for c in failed if c.reasons), Conflict(()))
 
+    limit = [0]
     if propagate_only:
         got = saturate(dict(hb_edges), None, {})
         return got if isinstance(got, Conflict) else None
+    limit = [depth_limit(ix, len(hb_edges))]
     return go(dict(hb_edges), None, {})
