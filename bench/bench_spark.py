@@ -44,6 +44,33 @@ def machine() -> dict[str, Any]:
             "load_average": os.getloadavg()}
 
 
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system, with reaped children) of process ``pid`` and its live
+    descendants, from /proc (Linux): the JVM, the PySpark daemon and its Python workers."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, stack = 0.0, [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15]) / tick   # utime stime cutime cstime
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    stack.extend(int(c) for c in f.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def spark_cpu(spark: Any) -> float | None:
+    """CPU seconds used so far by this driver and the Spark JVM tree (local masters)."""
+    proc = getattr(spark.sparkContext._gateway, "proc", None)
+    if proc is None or not os.path.exists("/proc"):
+        return None
+    return time.process_time() + _tree_cpu(proc.pid)
+
+
 def level_times(report: dict[str, Any], levels: list[Any]) -> list[float]:
     return [b.seconds - a.seconds for a, b in zip(levels, levels[1:], strict=False)]
 
@@ -68,9 +95,10 @@ def main(argv: list[str] | None = None) -> int:
 
     if not args.skip_local:
         c = ctx()
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         local = local_explore(c, ReportBuilder(c, args.level))
-        out["local"] = {"seconds": time.perf_counter() - t, "states": local["states"],
+        out["local"] = {"seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - cpu,
+                        "states": local["states"],
                         "transitions": local["transitions"], "levels": local["max_depth"] + 1,
                         "complete": local["complete"]}
         print(f"local: {local['states']:,} states in {out['local']['seconds']:.1f} s", file=sys.stderr)
@@ -82,19 +110,28 @@ def main(argv: list[str] | None = None) -> int:
 
     levels: list[Any] = []
     c = ctx()
+    cpu0 = spark_cpu(spark)
     t = time.perf_counter()
     remote = spark_explore(c, ReportBuilder(c, args.level), spark=spark, partitions=args.partitions,
                            progress=levels.append)
     secs = time.perf_counter() - t
+    cpu1 = spark_cpu(spark)
     out["spark"] = {"master": args.master, "cores": cores, "partitions": remote["spark"]["partitions"],
                     "seconds": secs, "search_seconds": levels[-1].seconds, "states": remote["states"],
-                    "levels": len(levels), "complete": remote["complete"]}
+                    "levels": len(levels), "complete": remote["complete"],
+                    "cpu_seconds": None if cpu0 is None or cpu1 is None else cpu1 - cpu0}
     print(f"spark: {remote['states']:,} states in {secs:.1f} s", file=sys.stderr)
     if "local" in out:
         same = all(remote[k] == local[k] for k in ("states", "terminal_states", "histories", "outcomes",
                                                    "violations_total", "transitions"))
         out["identical_to_local"] = same
         out["speedup"] = out["local"]["seconds"] / secs
+        if out["spark"]["cpu_seconds"]:
+            # Work ratio, independent of how loaded the machine is: CPU seconds of the whole
+            # Spark tree (JVM, daemon, workers, driver) per CPU second of the local engine.
+            ratio = out["spark"]["cpu_seconds"] / out["local"]["cpu_seconds"]
+            out["cpu_ratio"] = ratio
+            out["speedup_ceiling_idle"] = cores / ratio
 
     # Overhead per level: a chain (one state per level).
     chain = "p0: " + ", ".join(f"write(X,{i})" for i in range(1, args.chain + 1))
