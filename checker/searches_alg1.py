@@ -232,17 +232,18 @@ class Row:
 
 def explore_config(config: str, program: str, edges: Iterable[tuple[str, str]] | str, variant: str, *,
                    models: Sequence[str] = MODELS, max_states: int | None = None,
-                   timeout: float | None = None, level: str = "protocol") -> Row:
+                   timeout: float | None = None, level: str = "protocol", prune: bool = False) -> Row:
     """Explore every schedule (partial-order reduced) of ``program`` over Algorithm 1
     ``variant``; count, per complete run, the broadcast properties violated, and per
     distinct complete history the ``models`` violated (counted over the runs that
-    produced it)."""
+    produced it).  ``prune``: only the runs whose figure reads return Figure 6's values
+    (fig6; the explorer's ``prune_deviations``)."""
     from .engines import check
     from .explore.expand import FINAL
     from .explore.scenarios import make_context, run
 
     graph: Any = edges if isinstance(edges, str) else list(edges)
-    ctx = make_context(program, graph, variant=variant, level=level, prune_deviations=False)
+    ctx = make_context(program, graph, variant=variant, level=level, prune_deviations=prune)
     system = ctx.system
     row = Row(config, variant, level, program, system.graph.to_json())
     counts: dict[str, int] = {p: 0 for p in BROADCAST_PROPS}
@@ -296,8 +297,9 @@ def configurations(group: str) -> list[tuple[str, str, Any, str]]:
     if group == "paper":
         for g in ("empty", "paper", "complete"):
             out.append((f"paris-berlin-newyork, {g}", "paris-berlin-newyork", g, "protocol"))
-        out.append(("fig6, empty", "fig6", "empty", "protocol"))
-        out.append(("fig6, paper", "fig6", "paper", "protocol"))
+        for g in ("empty", "paper"):
+            out.append((f"fig6, {g}", "fig6", g, "protocol"))
+            out.append((f"fig6 (Figure 6's runs only), {g}", "fig6", g, "protocol"))
         return out
     placements = {"empty": ("p0",), "one edge p0-p1": ("p0", "p2"), "path p0-p1-p2": ("p0", "p1"),
                   "triangle": ("p0",)}
@@ -483,6 +485,28 @@ def markdown(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
+def collect(summ: Path) -> list[Row]:
+    """Every recorded row (``alg1-verify-GROUP[-TAG].json``), in the order of
+    :func:`configurations` then corrected, alternative, published; when a configuration
+    was run more than once, a complete run replaces a cut one."""
+    order = {v: k for k, v in enumerate(("corrected", "alternative", "published"))}
+    out: list[Row] = []
+    for group in GROUPS:
+        found: dict[tuple[str, str], Row] = {}
+        paths = [summ / f"alg1-verify-{group}.json", *sorted(summ.glob(f"alg1-verify-{group}-*.json"))]
+        for path in paths:
+            if not path.exists():
+                continue
+            for r in json.loads(path.read_text()):
+                row = Row(**r)
+                old = found.get((row.config, row.variant))
+                if old is None or (row.complete and not old.complete):
+                    found[row.config, row.variant] = row
+        names = {c[0]: k for k, c in enumerate(configurations(group))}
+        out += sorted(found.values(), key=lambda r: (names.get(r.config, 99), order.get(r.variant, 9)))
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="counterexamples")
@@ -520,11 +544,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     if variant == "alternative":
                         with alternative_fix():
                             r = explore_config(name, prog, graph, "corrected", max_states=args.max_states,
-                                               timeout=args.timeout, level=level)
+                                               timeout=args.timeout, level=level, prune="runs only" in name)
                         r.variant = "alternative"
                     else:
                         r = explore_config(name, prog, graph, variant, max_states=args.max_states,
-                                           timeout=args.timeout, level=level)
+                                           timeout=args.timeout, level=level, prune="runs only" in name)
                     rows.append(r)
                     print(markdown([r]).splitlines()[-1], file=sys.stderr, flush=True)
                     path.write_text(json.dumps([asdict(x) for x in rows], indent=1) + "\n")
@@ -536,11 +560,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         (summ / "alg1-random.json").write_text(json.dumps(res, indent=1) + "\n")
         print(json.dumps(res["results"]))
     if "table" in parts:
-        rows = []
-        for group in GROUPS:
-            for path in sorted(summ.glob(f"alg1-verify-{group}*.json")):
-                rows += [Row(**r) for r in json.loads(path.read_text())]
-        print(markdown(rows))
+        print(markdown(collect(summ)))
     return 0
 
 
