@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from fisheye.spec.graph import parse_graph_option
-from fisheye.spec.history import HistoryError, parse_history
+from fisheye.spec.history import parse_history, read_json_file
 from fisheye.spec.models import MODEL_NAMES, Model
 
 from . import counterexample as cxm
@@ -43,21 +43,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _read(path: str) -> Any:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise HistoryError("no such file", path) from None
-    except IsADirectoryError:
-        raise HistoryError("is a directory, not a history file", path) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise HistoryError(f"cannot be read ({e})", path) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise HistoryError(f"is not JSON ({e.msg} at line {e.lineno}, column {e.colno})", path) from None
-
-
 def replay_script(schedule: list[Any]) -> list[str]:
     from fisheye.impl.api import Step
 
@@ -65,7 +50,7 @@ def replay_script(schedule: list[Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    obj = _read(args.file)
+    obj = read_json_file(args.file)
     cx = cxm.from_json(obj, args.file) if cxm.is_counterexample(obj) else None
     history = cx.history if cx else parse_history(obj, args.file)
     if args.model:

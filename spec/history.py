@@ -306,9 +306,9 @@ def parse_edge_list(raw: Any, processes: Iterable[str], source: str | None = Non
     return tuple(out)
 
 
-def load_history(path: str | Path) -> History:
-    """Read and validate a history file.  Every problem is a :class:`HistoryError`
-    whose message names the file."""
+def read_json_file(path: str | Path) -> Any:
+    """Read and decode a JSON file; every problem is a :class:`HistoryError` whose message
+    names the file (shared by every command that reads a history or counterexample file)."""
     source = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -321,7 +321,12 @@ def load_history(path: str | Path) -> History:
     except UnicodeDecodeError:
         raise HistoryError("is not UTF-8 text", source) from None
     try:
-        obj = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as e:
         raise HistoryError(f"is not JSON ({e.msg} at line {e.lineno}, column {e.colno})", source) from None
-    return parse_history(obj, source)
+
+
+def load_history(path: str | Path) -> History:
+    """Read and validate a history file.  Every problem is a :class:`HistoryError`
+    whose message names the file."""
+    return parse_history(read_json_file(path), str(path))
