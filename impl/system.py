@@ -217,31 +217,25 @@ class TocoSystem:
             complete = self.is_final(state)
         return bspec.check(self.delivery_logs(state), self.graph, complete=complete)
 
-    def outcome(self, state: GlobalState) -> dict[str, Value]:
-        """The values returned by the named reads executed so far."""
-        out: dict[str, Value] = {}
+    def _executed_reads(self, state: GlobalState):
+        """The (Read, returned value) pairs of the reads executed so far (awaits excluded)."""
         for ops, ps in zip(self._ops, state.procs, strict=True):
             results = iter(ps.reg.results)
             for op in ops[:ps.reg.pc]:
                 if isinstance(op, Write):
                     continue
                 v = next(results)
-                if isinstance(op, Read) and op.name:
-                    out[op.name] = v
-        return out
+                if isinstance(op, Read):
+                    yield op, v
+
+    def outcome(self, state: GlobalState) -> dict[str, Value]:
+        """The values returned by the named reads executed so far."""
+        return {op.name: v for op, v in self._executed_reads(state) if op.name}
 
     def matches_expected(self, state: GlobalState) -> bool:
         """Whether every executed read with a figure value (``Read.expect``) returned it
         (fig6: the runs whose other reads return the values of Figure 6)."""
-        for ops, ps in zip(self._ops, state.procs, strict=True):
-            results = iter(ps.reg.results)
-            for op in ops[:ps.reg.pc]:
-                if isinstance(op, Write):
-                    continue
-                v = next(results)
-                if isinstance(op, Read) and op.expect is not None and v != op.expect:
-                    return False
-        return True
+        return all(op.expect is None or v == op.expect for op, v in self._executed_reads(state))
 
     def messages(self, state: GlobalState) -> dict[tuple[str, int], Msg]:
         """Every message broadcast so far, by (sender, seq) (for explanations)."""
