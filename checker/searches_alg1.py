@@ -488,7 +488,8 @@ def markdown(rows: Sequence[Row]) -> str:
 def collect(summ: Path) -> list[Row]:
     """Every recorded row (``alg1-verify-GROUP[-TAG].json``), in the order of
     :func:`configurations` then corrected, alternative, published; when a configuration
-    was run more than once, a complete run replaces a cut one."""
+    was run more than once, a complete run replaces a cut one (and a longer cut one a
+    shorter)."""
     order = {v: k for k, v in enumerate(("corrected", "alternative", "published"))}
     out: list[Row] = []
     for group in GROUPS:
@@ -500,7 +501,7 @@ def collect(summ: Path) -> list[Row]:
             for r in json.loads(path.read_text()):
                 row = Row(**r)
                 old = found.get((row.config, row.variant))
-                if old is None or (row.complete and not old.complete):
+                if old is None or (row.complete, row.states) > (old.complete, old.states):
                     found[row.config, row.variant] = row
         names = {c[0]: k for k, c in enumerate(configurations(group))}
         out += sorted(found.values(), key=lambda r: (names.get(r.config, 99), order.get(r.variant, 9)))
