@@ -86,7 +86,15 @@ def run(args: argparse.Namespace) -> int:
             model_graph = parse_graph_option(args.model_graph, ctx.system.processes, ctx.system.graph.edges,
                                              source="--model-graph")
     except ValueError as e:
-        raise UsageError(str(e)) from None
+        msg = str(e)
+        if args.algorithm == "toco" and msg.startswith("unknown scenario"):
+            from fisheye.impl.lcb import SCENARIOS as LCB_SCENARIOS
+
+            if args.scenario in LCB_SCENARIOS:
+                msg = f"scenario {args.scenario!r} runs the localized causal broadcast: add --algorithm lcb"
+            else:
+                msg += f"; with --algorithm lcb: {', '.join(LCB_SCENARIOS)}"
+        raise UsageError(msg) from None
     model = None if args.model == "none" or not hasattr(ctx.system, "history") else args.model
     level = "protocol" if args.algorithm == "lcb" else args.level
     progress = None if args.quiet else Progress(label=f"explore {args.scenario} ({level})")

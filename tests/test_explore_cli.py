@@ -86,3 +86,11 @@ def test_bad_input_exit_2_one_line(capsys, argv, fragment):
     code, out, err = run_cli(capsys, *argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and fragment in err and "Traceback" not in err
+
+
+def test_lcb_scenario_without_algorithm_lcb_says_what_to_add(capsys):
+    code, out, err = run_cli(capsys, "lcb3")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "--algorithm lcb" in err and "Traceback" not in err
+    code, _, err = run_cli(capsys, "nosuch")
+    assert code == 2 and "paris-berlin-newyork" in err and "lcb3" in err
