@@ -62,11 +62,9 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
     more pairs."""
     E: Edges = dict(edges)
     if initial is None:
-        budget.tick()
-        got = full_order(ix, E.keys())
-        if got is None:
-            return conflict_of(ix, E)
-        initial = got
+        initial = _closed_or_conflict(ix, E, budget)
+        if isinstance(initial, Conflict):
+            return initial
     order = initial
     name = f"S_{ix.procs[proc]}"
     reads = [r for r in ix.reads_of[proc] if r in vs]
@@ -140,11 +138,9 @@ def check_views(ix: Index, edges: Edges, vs: Mapping[int, int | None], budget: B
                 base: DOrder | None = None, from_read: bool = False) -> list[View] | Conflict:
     """Saturate the view of every process on top of ``closure(po ∪ edges)``."""
     if base is None:
-        budget.tick()
-        got = full_order(ix, edges.keys())
-        if got is None:
-            return conflict_of(ix, edges)
-        base = got
+        base = _closed_or_conflict(ix, edges, budget)
+        if isinstance(base, Conflict):
+            return base
     views: list[View] = []
     for k in range(ix.P):
         v = saturate_view(ix, edges, k, vs, budget, initial=base, from_read=from_read)
@@ -152,3 +148,10 @@ def check_views(ix: Index, edges: Edges, vs: Mapping[int, int | None], budget: B
             return v
         views.append(v)
     return views
+
+
+def _closed_or_conflict(ix: Index, edges: Edges, budget: Budget) -> DOrder | Conflict:
+    """``closure(po ∪ edges)``, or the conflict (cycle, with its reasons) that prevents it."""
+    budget.tick()
+    got = full_order(ix, edges.keys())
+    return conflict_of(ix, edges) if got is None else got
