@@ -11,7 +11,7 @@ import pytest
 
 from fisheye.checker import counterexample as cxm
 from fisheye.checker.cli import main
-from fisheye.checker.explain import explain, verify
+from fisheye.checker.explain.argument import explain, verify
 from fisheye.checker.searches import SEARCHES
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.models import MODEL_NAMES

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fisheye.checker.engines import check
-from fisheye.checker.explain import (
+from fisheye.checker.explain.argument import (
     Core,
     ExplainError,
     Explanation,
@@ -19,7 +19,7 @@ from fisheye.checker.explain import (
     sourceless_reads,
     verify,
 )
-from fisheye.checker.explain_proof import Choice, Fact, Leaf, NoProof, Split, prove
+from fisheye.checker.explain.prover import Choice, Fact, Leaf, NoProof, Split, prove
 from fisheye.checker.result import Verdict
 from fisheye.spec import paper
 from fisheye.spec import strategies as hs

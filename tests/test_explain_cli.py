@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fisheye.checker import explain as explain_mod
 from fisheye.checker.cli import main
+from fisheye.checker.explain import argument as explain_mod
 from fisheye.checker.result import Verdict
 from fisheye.spec import paper
 

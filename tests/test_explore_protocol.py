@@ -9,10 +9,10 @@ import random
 import pytest
 
 from fisheye.checker.explore import make_context, run
-from fisheye.checker.explore.canonical import ProtocolSystem
 from fisheye.impl.api import Step, replay
 from fisheye.impl.programs import parse_program, random_edges, random_program
 from fisheye.impl.system import make_system
+from fisheye.impl.toco_quotient import ProtocolSystem
 from fisheye.spec.graph import ProximityGraph
 
 PBN = "paris-berlin-newyork"

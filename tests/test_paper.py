@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fisheye.checker.cmd_table1 import compute
+from fisheye.checker.cli.table1 import compute
 from fisheye.checker.engines import check
 from fisheye.checker.result import Verdict
 from fisheye.spec import paper

@@ -85,7 +85,7 @@ def make_context(scenario: str | Program, graph: str | ProximityGraph | None = "
         raw = make_system(scenario, graph, network=network, variant=variant, mutant=mutant)
         if reduction == "none":       # the full search: the raw system, every step
             return Context(raw, reduction="none", prune_deviations=prune_deviations)
-        from .canonical import ProtocolSystem
+        from fisheye.impl.toco_quotient import ProtocolSystem
 
         return Context(ProtocolSystem(raw), reduction=reduction, prune_deviations=prune_deviations,
                        may_send=toco_may_send(raw))

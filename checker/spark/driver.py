@@ -69,14 +69,14 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
     write the table of terminal groups there (:mod:`.output`)."""
     if spark is None:
         if master is not None and not valid_master(master):
-            from fisheye.checker.cli import UsageError
+            from fisheye.checker.errors import UsageError
 
             raise UsageError(f"--master: {master!r} is not a Spark master URL (local[N], spark://HOST:PORT, "
                              "yarn, k8s://URL)")
         try:
             spark = get_session(master)
         except Exception as e:  # a bad master URL, no Java: one line, exit status 2
-            from fisheye.checker.cli import UsageError
+            from fisheye.checker.errors import UsageError
 
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
             raise UsageError(f"cannot start Spark (master {master or 'local[*]'}): {first}") from None

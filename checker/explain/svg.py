@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from .argument import Explanation, Leaf, _leaves, op_text, order_name
 from .diagram import core_names, layout
-from .explain import Explanation, Leaf, _leaves, op_text, order_name
 
 SVG_NS = "http://www.w3.org/2000/svg"
 LEFT, TOP, COL, ROW = 150, 60, 120, 80

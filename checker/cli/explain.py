@@ -23,9 +23,9 @@ from fisheye.spec.graph import parse_graph_option
 from fisheye.spec.history import parse_history, read_json_file
 from fisheye.spec.models import MODEL_NAMES, Model
 
-from . import counterexample as cxm
-from .cli import UsageError
-from .result import Verdict
+from .. import counterexample as cxm
+from ..errors import UsageError
+from ..result import Verdict
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         return explain_property(cx, args)
     graph = parse_graph_option(args.graph, history.processes, history.edges)
     model = Model(model_name)
-    from .explain import ExplainError, explain
+    from ..explain import ExplainError, explain
 
     schedule = [s.to_json() for s in cx.schedule] if cx else []
     try:
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{args.file}: {e}")
         return 1 if e.verdict is Verdict.CONSISTENT else 3
     if args.svg:
-        from .svg import render as svg_render
+        from ..explain.svg import render as svg_render
 
         try:
             Path(args.svg).write_text(svg_render(exp), encoding="utf-8")
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
             out["counterexample"] = _cx_summary(cx)
         print(json.dumps(out))
         return 0
-    from .diagram import render as diagram
+    from ..explain.diagram import render as diagram
 
     print(exp.text())
     print()

@@ -4,7 +4,7 @@ One line per process, its operations left to right; an operation's column is its
 in process order ∪ read-from (so every read-from arrow points right).  The core's
 operations carry their names (``A``, ``B``...), the others are dimmed with ``.``.  Below
 the lines: the read-from arrows, the proximity graph's edges and the contradicting
-cycles.  :func:`layout` is shared with :mod:`fisheye.checker.svg`.
+cycles.  :func:`layout` is shared with :mod:`fisheye.checker.explain.svg`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fisheye.spec.causal import candidate_sources
 from fisheye.spec.history import History
 
-from .explain import Explanation, Leaf, _leaves, op_text
+from .argument import Explanation, Leaf, _leaves, op_text
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ def core_names(exp: Explanation) -> dict[int, str]:
 
 def cycles(exp: Explanation) -> list[tuple[str, list[str]]]:
     """Every contradicting cycle of the argument: (order name, operation names)."""
-    from .explain import order_name
+    from .argument import order_name
 
     if exp.proof is None:
         return []

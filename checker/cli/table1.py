@@ -19,8 +19,8 @@ from fisheye.spec import paper
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.models import Model
 
-from .engines import ENGINE_NAMES, check
-from .result import Verdict
+from ..engines import ENGINE_NAMES, check
+from ..result import Verdict
 
 MODELS = (Model.SC, Model.CC, Model.FISHEYE, Model.FISHEYE_2014)
 TITLES = {

@@ -24,7 +24,7 @@ from fisheye.impl.programs import SCENARIO_NAMES
 from fisheye.impl.system import TocoSystem, logs_as_json, make_system
 from fisheye.impl.toco import Mutant, Variant
 
-from .cli import UsageError
+from ..errors import UsageError
 
 
 def register(subparsers: Any) -> None:

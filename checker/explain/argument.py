@@ -8,7 +8,7 @@ An explanation is DATA first (:meth:`Explanation.to_json`), text second
    without any possible source) makes the history consistent — greedy deletion with
    :func:`fisheye.checker.engines.check`, repeated to a fixpoint, then verified;
 2. the operations of the core named ``A, B, C, ...`` ("Let: A = w(X,1) at paris");
-3. the chain of forced orderings on the core (:mod:`fisheye.checker.explain_proof`):
+3. the chain of forced orderings on the core (:mod:`fisheye.checker.explain.prover`):
    facts ``A < B`` in a named order (``~>H``, the star order, a view ``S_p``, the SC
    serialisation ``S``), each with its reason (process order, read-from, legality,
    the edge totality of fisheye, a case assumption), ending in a cycle: a contradiction.
@@ -29,8 +29,8 @@ from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History, Op, format_value
 from fisheye.spec.models import Model
 
-from .explain_proof import Choice, Clause, Fact, Leaf, Lit, Node, NoProof, Proof, ProofBudget, Split, prove
-from .result import Verdict
+from ..result import Verdict
+from .prover import Choice, Clause, Fact, Leaf, Lit, Node, NoProof, Proof, ProofBudget, Split, prove
 
 Decide = Callable[[History], Verdict]
 
@@ -45,7 +45,7 @@ class ExplainError(RuntimeError):
 
 def engine_decider(model: Model | str, graph: ProximityGraph, *, engine: str = "auto",
                    timeout: float | None = None) -> Decide:
-    from .engines import check
+    from ..engines import check
 
     def decide(h: History) -> Verdict:
         return check(h, model, graph, engine=engine, timeout=timeout).verdict

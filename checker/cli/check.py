@@ -15,9 +15,9 @@ from fisheye.spec.graph import parse_graph_option
 from fisheye.spec.history import History, load_history
 from fisheye.spec.models import MODEL_NAMES, Model
 
-from .cli import UsageError
-from .engines import ENGINE_NAMES, check
-from .result import CheckResult, Verdict
+from ..engines import ENGINE_NAMES, check
+from ..errors import UsageError
+from ..result import CheckResult, Verdict
 
 MAX_REASONS = 8
 """Reasons of a certificate printed without --json."""

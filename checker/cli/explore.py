@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from .cli import UsageError
+from ..errors import UsageError
 
 MODELS = ("fisheye", "fisheye-2014", "sc", "cc", "none")
 
@@ -65,9 +65,9 @@ def _positive(name: str, v: float | int | None) -> None:
 def run(args: argparse.Namespace) -> int:
     from fisheye.spec.graph import parse_graph_option
 
-    from .explore.engine import Progress
-    from .explore.report import ReportBuilder, exit_status
-    from .explore.scenarios import make_context
+    from ..explore.engine import Progress
+    from ..explore.report import ReportBuilder, exit_status
+    from ..explore.scenarios import make_context
 
     _positive("--max-states", args.max_states)
     _positive("--timeout", args.timeout)
@@ -113,12 +113,12 @@ def run(args: argparse.Namespace) -> int:
                                max_states=args.max_states, timeout=args.timeout, progress=not args.quiet,
                                parquet=args.parquet)
     else:
-        from .explore.engine import explore
+        from ..explore.engine import explore
 
         report = explore(ctx, builder(ctx), max_states=args.max_states, timeout=args.timeout,
                          progress=progress)
     if args.full:
-        from .explore.engine import explore
+        from ..explore.engine import explore
 
         full_ctx = make_context(args.scenario, args.graph, level=args.level, algorithm=args.algorithm,
                                 variant=args.variant, network=args.network, mutant=args.mutant,

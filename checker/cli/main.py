@@ -1,6 +1,6 @@
 """The ``fisheye`` command line (contract section 3).
 
-Each subcommand lives in its own module ``fisheye.checker.cmd_<name>`` exposing
+Each subcommand lives in its own module ``fisheye.checker.cli.<name>`` exposing
 ``register(subparsers)``; the module adds its parser and sets ``func`` to a function
 ``(args) -> int`` returning the exit status.
 
@@ -18,11 +18,9 @@ from collections.abc import Sequence
 
 from fisheye.spec.history import HistoryError
 
+from ..errors import UsageError
+
 COMMANDS = ("check", "table1", "simulate", "explore", "explain")
-
-
-class UsageError(Exception):
-    """A bad command line or bad input: one line on stderr, exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"fisheye {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
-        modname = f"fisheye.checker.cmd_{name}"
+        modname = f"fisheye.checker.cli.{name}"
         if importlib.util.find_spec(modname) is None:
             continue
         importlib.import_module(modname).register(sub)
