@@ -137,7 +137,7 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
     def budget() -> int | None:
         if memory is None:
             return None
-        return max(16 << 20, memory - 2 * visited.nbytes - (256 << 20))
+        return max(1 << 16, memory - 2 * visited.nbytes - (256 << 20))
 
     transitions = 0
     elapsed_before = 0.0
