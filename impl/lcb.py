@@ -66,7 +66,17 @@ from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
 
 from . import urb
-from .api import Network, Step
+from .api import (
+    Channel,
+    Expectation,
+    Network,
+    Property,
+    PropertyKind,
+    Step,
+    SystemInfo,
+    deadlock_freedom,
+    some_complete_run,
+)
 from .urb import Data, UrbState
 
 # ---- the localized causal broadcast, one process ----------------------------------------
@@ -313,19 +323,35 @@ class LcbSystem:
         self.ranks = {p: i for i, p in enumerate(self.processes)}
         self._initial_procs = tuple(Proc(UrbState(), LcbLocal.init(self.n), app.initial(p))
                                     for p in self.processes)
+        self.graph: ProximityGraph = mutual_locality_graph(self.processes, self.locality)
+        loc = tuple(sorted((p, tuple(sorted(qs))) for p, qs in self.locality.items()))
+        self.info = SystemInfo("lcb", name, self.network, self.graph, variant="published", crashes=crashes,
+                               options=(("locality", loc), ("urb_delivery", urb_delivery)))
 
-    # -- derived descriptions --
-    @property
-    def graph(self) -> ProximityGraph:
-        """The graph of mutual locality: p - q iff each is in the other's locality."""
-        return mutual_locality_graph(self.processes, self.locality)
-
+    # -- derived descriptions (``graph``: the graph of mutual locality, p - q iff each
+    # is in the other's locality) --
     def describe(self) -> dict[str, Any]:
         """What the explorer's report says about the system."""
         return {"scenario": self.name, "algorithm": "lcb", "variant": "published", "mutant": None,
                 "network": self.network.value, "crashes": self.max_crashes, "urb_delivery": self.urb_delivery,
                 "locality": {p: sorted(qs) for p, qs in self.locality.items()},
                 "graph": self.graph.to_json()}
+
+    def properties(self) -> tuple[Property, ...]:
+        """LCURB1-LCURB5 (always, on the delivery logs; LCURB1 and LCURB4 judged at the
+        end of a run), deadlock freedom, and some complete run."""
+        def prop(name: str) -> Property:
+            def check(state: LcbState, complete: bool) -> str | None:
+                found = [v for v in self.broadcast_violations(state, complete=complete) if v.prop == name]
+                return str(found[0]) if found else None
+            return Property(name, Expectation.ALWAYS, PropertyKind.BROADCAST, check)
+        return (*(prop(name) for name in lcurb.PROPERTIES), deadlock_freedom(self.is_final),
+                some_complete_run())
+
+    def in_transit(self, state: LcbState) -> dict[Channel, tuple[Data, ...]]:
+        """The URB messages in transit, per non-empty channel (src, dst)."""
+        ps, n = self.processes, self.n
+        return {(ps[k // n], ps[k % n]): c for k, c in enumerate(state.chans) if c}
 
     # -- System protocol --
     def initial(self) -> LcbState:

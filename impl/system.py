@@ -23,7 +23,6 @@ the process's next ``op``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from fisheye.spec import broadcast as bspec
@@ -33,7 +32,19 @@ from fisheye.spec.history import DEFAULT_INITIAL, History, Value
 from . import network as net
 from . import registers as alg2
 from . import toco as alg1
-from .api import Network, Step
+from .api import (
+    Channel,
+    Expectation,
+    MessagePassing,
+    Network,
+    Property,
+    PropertyKind,
+    Step,
+    SystemInfo,
+    deadlock_freedom,
+    model_property,
+    some_complete_run,
+)
 from .programs import SCENARIOS, Program, Read, Scenario, Write, parse_program, scenario
 from .toco import TOCOBC, Msg, Mutant, TocoConfig, TocoState, Variant
 
@@ -54,19 +65,7 @@ class GlobalState(NamedTuple):
     channels: net.Channels
 
 
-@dataclass(frozen=True)
-class SystemInfo:
-    """What identifies a system (for reports and counterexample files)."""
-
-    scenario: str | None
-    algorithm: str
-    variant: Variant
-    mutant: Mutant | None
-    network: Network
-    graph: ProximityGraph
-
-
-class TocoSystem:
+class TocoSystem(MessagePassing["GlobalState"]):
     """Algorithms 1 and 2 for ``program`` on proximity graph ``graph``."""
 
     def __init__(self, program: Program, graph: ProximityGraph, *, network: Network = Network.FIFO,
@@ -80,7 +79,9 @@ class TocoSystem:
         self.variant = Variant(variant)
         self.mutant = mutant
         self.processes: tuple[str, ...] = program.processes
-        self.info = SystemInfo(scenario, ALGORITHM, self.variant, mutant, self.network, graph)
+        self.info = SystemInfo(ALGORITHM, scenario, self.network, graph, variant=self.variant, mutant=mutant,
+                               program=None if scenario else str(program))
+        self.read_names: tuple[str, ...] = program.read_names
         n = self.n = len(program.processes)
         self._index = {p: i for i, p in enumerate(self.processes)}
         nb = tuple(tuple(self._index[q] for q in graph.neighbours(p)) for p in self.processes)
@@ -100,6 +101,8 @@ class TocoSystem:
         self._deliver_steps = tuple(Step("deliver", p) for p in self.processes)
         self._recv_steps = tuple(tuple(Step("recv", p, q) for q in self.processes) for p in self.processes)
         self._select_cache: dict[tuple[int, TocoState], Msg | None] = {}
+        self._last_write = tuple(max((pc for pc, op in enumerate(o) if isinstance(op, Write)), default=-1)
+                                 for o in program.ops)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -250,9 +253,48 @@ class TocoSystem:
         return out
 
     def describe(self) -> dict[str, Any]:
-        return {"scenario": self.info.scenario, "algorithm": ALGORITHM, "variant": self.variant.value,
-                "mutant": self.mutant.value if self.mutant else None, "network": self.network.value,
-                "graph": self.graph.to_json()}
+        return self.info.describe()
+
+    # ---- properties and the network ------------------------------------------------------
+    def properties(self) -> tuple[Property, ...]:
+        """Theorem 2: every complete history is G-fisheye (SC,CC)-consistent; the
+        section 4.1 properties of the broadcast (Theorem 1 and Lemmas 1-4); deadlock
+        freedom and some complete run."""
+        return (model_property("fisheye"), *broadcast_properties(self), deadlock_freedom(self.is_final),
+                some_complete_run())
+
+    def in_transit(self, state: GlobalState) -> dict[Channel, tuple[Any, ...]]:
+        """The protocol messages in transit, per non-empty channel (src, dst)."""
+        ps, n = self.processes, self.n
+        return {(ps[k // n], ps[k % n]): c for k, c in enumerate(state.channels) if c}
+
+    def may_send(self, state: GlobalState, q: str, p: str) -> bool:
+        """Whether q may still append a message to the channel q -> p: q sends TOCOBC
+        only when it invokes a write (Algorithm 1 line 3), and CATCH_UP only on the
+        receipt of a TOCOBC (line 12), which needs a TOCOBC in transit to q or a write
+        still to be invoked by another process (an over-approximation)."""
+        n, qi = self.n, self._index[q]
+        procs, last = state.procs, self._last_write
+        if procs[qi].reg.pc <= last[qi]:
+            return True
+        for r in range(n):
+            if r != qi and procs[r].reg.pc <= last[r]:
+                return True
+            if r != qi and any(w[0] == TOCOBC for w in state.channels[r * n + qi]):
+                return True
+        return False
+
+
+def broadcast_properties(system: TocoSystem | Any) -> tuple[Property, ...]:
+    """The section 4.1 properties of the G-fisheye (SC,CC)-broadcast, always, each
+    judged on the run's delivery logs (:func:`fisheye.spec.broadcast.check`)."""
+    def prop(name: str) -> Property:
+        def check(state: Any, complete: bool) -> str | None:
+            found = bspec.check(system.delivery_logs(state), system.graph, complete=complete,
+                                properties=(name,))
+            return str(found[0]) if found else None
+        return Property(name, Expectation.ALWAYS, PropertyKind.BROADCAST, check)
+    return tuple(prop(name) for name in bspec.PROPERTIES)
 
 
 def resolve_program(scenario_or_program: str | Scenario | Program) -> tuple[Program, Scenario | None]:
