@@ -137,7 +137,8 @@ class SystemRequest:
     default); ``graph``: the proximity graph, as the contract's GRAPH text (``paper``,
     ``empty``, ``complete``, ``p:q,r:s``) or a :class:`ProximityGraph` (None: the
     factory's default); ``options``: further factory options as sorted (name, JSON
-    value) pairs."""
+    value) pairs; ``system``: the name the registry called the factory under, which the
+    factory records as ``SystemInfo.algorithm`` (so that files name it)."""
 
     scenario: str | None = None
     graph: str | ProximityGraph | None = None
@@ -147,6 +148,7 @@ class SystemRequest:
     crashes: int = 0
     level: str = "protocol"
     options: tuple[tuple[str, Any], ...] = ()
+    system: str = ""
 
     def option(self, name: str, default: Any = None) -> Any:
         return dict(self.options).get(name, default)
@@ -178,7 +180,7 @@ class SystemInfo:
         return SystemRequest(scenario=self.scenario if self.scenario is not None else self.program,
                              graph=self.graph, network=self.network, variant=self.variant,
                              mutant=self.mutant, crashes=self.crashes, level=self.level,
-                             options=self.options)
+                             options=self.options, system=self.algorithm)
 
     def describe(self) -> dict[str, Any]:
         """The JSON object reports and counterexample files show."""

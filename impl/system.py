@@ -23,7 +23,7 @@ the process's next ``op``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fisheye.spec import broadcast as bspec
 from fisheye.spec.graph import ProximityGraph, parse_graph_option
@@ -41,12 +41,16 @@ from .api import (
     PropertyKind,
     Step,
     SystemInfo,
+    SystemRequest,
     deadlock_freedom,
     model_property,
     some_complete_run,
 )
 from .programs import SCENARIOS, Program, Read, Scenario, Write, parse_program, scenario
-from .toco import TOCOBC, Msg, Mutant, TocoConfig, TocoState, Variant
+from .toco import TOCOBC, Msg, Mutant, TocoConfig, TocoState, Variant, wire_id
+
+if TYPE_CHECKING:
+    from .abstract import AbstractSystem
 
 ALGORITHM = "toco"
 _MISSING = object()
@@ -143,7 +147,7 @@ class TocoSystem(MessagePassing["GlobalState"]):
                     steps.append(self._recv_steps[i][src])
                 else:
                     p, q = self.processes[i], self.processes[src]
-                    steps.extend(Step("recv", p, q, net.wire_id(w)) for w in c)
+                    steps.extend(Step("recv", p, q, wire_id(w)) for w in c)
         return steps
 
     def apply(self, state: GlobalState, step: Step) -> GlobalState:
@@ -158,7 +162,7 @@ class TocoSystem(MessagePassing["GlobalState"]):
             toco, log = ps.toco, ps.log
             if payload is not None:
                 toco, m, sends = alg1.toco_broadcast(cfg, toco, payload)
-                chans = net.send_all(chans, self.n, i, sends, self.network)
+                chans = net.send_all(chans, self.n, i, sends, self.network, wire_id)
                 log = log + ((B, i, m.seq),)
             ps = ProcState(toco, reg, log)
         elif step.kind == "deliver":
@@ -170,10 +174,10 @@ class TocoSystem(MessagePassing["GlobalState"]):
             ps = ProcState(toco, reg, ps.log + ((D, m0.sender, m0.seq),))
         elif step.kind == "recv":
             src = self._index[step.src] if step.src is not None else -1
-            chans, (kind, body) = net.take(chans, self.n, src, i, self.network, step.detail)
+            chans, (kind, body) = net.take(chans, self.n, src, i, self.network, step.detail, wire_id)
             if kind == TOCOBC:
                 toco, sends = alg1.on_tocobc(cfg, ps.toco, body)
-                chans = net.send_all(chans, self.n, i, sends, self.network)
+                chans = net.send_all(chans, self.n, i, sends, self.network, wire_id)
             else:
                 toco = alg1.on_catch_up(cfg, ps.toco, src, body)
             ps = ProcState(toco, ps.reg, ps.log)
@@ -265,8 +269,7 @@ class TocoSystem(MessagePassing["GlobalState"]):
 
     def in_transit(self, state: GlobalState) -> dict[Channel, tuple[Any, ...]]:
         """The protocol messages in transit, per non-empty channel (src, dst)."""
-        ps, n = self.processes, self.n
-        return {(ps[k // n], ps[k % n]): c for k, c in enumerate(state.channels) if c}
+        return net.in_transit(state.channels, self.processes)
 
     def may_send(self, state: GlobalState, q: str, p: str) -> bool:
         """Whether q may still append a message to the channel q -> p: q sends TOCOBC
@@ -340,6 +343,29 @@ def make_system(scenario_or_program: str | Scenario | Program,
         raise ValueError(f"unknown network {network!r} (expected fifo or unordered)") from None
     return TocoSystem(program, g, network=net_, variant=alg1.parse_variant(variant),
                       mutant=alg1.parse_mutant(mutant), scenario=sc.name if sc else None)
+
+
+def toco_factory(request: SystemRequest) -> TocoSystem | AbstractSystem:
+    """The registry's ``toco``: Algorithm 2 over Algorithm 1 (level ``protocol``), or
+    Algorithm 2 over the broadcast specification (level ``abstract``)."""
+    if request.crashes:
+        raise ValueError("--crashes applies to the localized broadcast only (Algorithm 1 assumes no crash)")
+    if request.options:
+        raise ValueError(f"toco takes no option {request.options[0][0]!r}")
+    if request.scenario is None:
+        raise ValueError("toco needs a scenario or a program")
+    if request.level == "abstract":
+        from .abstract import AbstractSystem
+
+        if request.variant not in (None, "corrected") or request.mutant not in (None, "none"):
+            raise ValueError("the abstract level runs no Algorithm 1: no variant or mutant")
+        proto = make_system(request.scenario, request.graph, network=request.network)
+        program, sc = resolve_program(request.scenario)
+        return AbstractSystem(program, proto.graph, scenario=sc.name if sc else None)
+    if request.level != "protocol":
+        raise ValueError(f"unknown level {request.level!r} (expected protocol or abstract)")
+    return make_system(request.scenario, request.graph, network=request.network,
+                       variant=request.variant or Variant.CORRECTED, mutant=request.mutant)
 
 
 def logs_as_json(logs: Mapping[str, Iterable[bspec.Event]]) -> dict[str, list[list[Any]]]:
