@@ -473,6 +473,18 @@ def replay(system: System[S], schedule: Sequence[Step]) -> S:
     return state
 
 
+def logs_as_json(logs: Mapping[str, Iterable[Any]]) -> dict[str, list[Any]]:
+    """Delivery logs in JSON form: the section 4.1 events as ``[kind, sender, seq]``,
+    any other event (a tuple) as a list."""
+    from fisheye.spec.broadcast import Event
+
+    def event(e: Any) -> Any:
+        if isinstance(e, Event):
+            return [e.kind, e.msg.sender, e.msg.seq]
+        return _jsonable(e)
+    return {p: [event(e) for e in log] for p, log in logs.items()}
+
+
 def step_sends(system: HasChannels[S], before: S, after: S) -> dict[Channel, tuple[Hashable, ...]]:
     """The messages a step appended to each channel, from the states before and after
     it (multiset difference per channel: what is in transit after and was not before)."""
