@@ -148,7 +148,8 @@ def from_json(obj: Any, source: str | None = None) -> Counterexample:
         raise bad("'crashes' must be a non-negative integer")
     return Counterexample(
         history=history, violates=obj["violates"], algorithm=str(obj["algorithm"]),
-        variant=None if obj["variant"] is None else str(obj["variant"]), mutant=obj["mutant"], network=str(obj["network"]),
+        variant=None if obj["variant"] is None else str(obj["variant"]), mutant=obj["mutant"],
+        network=str(obj["network"]),
         schedule=tuple(Step.from_json(s) for s in sched),
         system_graph=tuple((a, b) for a, b in sg), scenario=obj.get("scenario"),
         program=obj.get("program"), search=str(obj.get("search", "")), details=str(obj.get("details", "")),
