@@ -140,7 +140,7 @@ class ReportBuilder:
         names = read_names(system)
         values = sorted((list(o) for o in self._outcomes), key=_sort_key)
         vios = sorted(self._violations.values(), key=lambda v: (v.violates, v.length))
-        desc = system.describe() if hasattr(system, "describe") else {}
+        desc = system.info.describe() if isinstance(system, System) else {}
         out: dict[str, Any] = {
             "scenario": self.scenario if self.scenario is not None else desc.get("scenario"),
             "graph": self.graph.to_json(),
