@@ -109,3 +109,16 @@ def test_every_scenario_converges():
         rep = explore(name, "sc")
         assert rep["complete"]
         assert {p["name"]: p["status"] for p in rep["properties"]}["convergence"] == "held"
+
+
+def test_an_entry_point_names_the_factory(monkeypatch, capsys):
+    from importlib.metadata import EntryPoint
+
+    import fisheye.checker.systems as systems
+
+    eps = [EntryPoint(name="lww", value="lww:make", group=systems.ENTRY_POINT_GROUP)]
+    monkeypatch.setattr(systems, "entry_points",
+                        lambda group: eps if group == systems.ENTRY_POINT_GROUP else [])
+    s = make_system("lww", SystemRequest("dekker"))
+    assert s.info.algorithm == "lww"
+    assert main(["explore", "dekker", "--system", "lww", "--model", "sc", "--quiet"]) == 1
