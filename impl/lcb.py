@@ -1,6 +1,6 @@
 """Localized causal broadcast over uniform reliable broadcast, with crash faults.
 
-The algorithm is the one of ``shared/papers/localized-causal-broadcast.md`` (S. Volodin),
+The algorithm is the one of S. Volodin's *Localized causal broadcast* note,
 transcribed line by line in :func:`lcb_broadcast` and :func:`lcb_urb_deliver`::
 
     upon Init:       V-send := [0]^N; V-recv := [0]^N; lsn := 0; pending := ∅
@@ -15,7 +15,7 @@ transcribed line by line in :func:`lcb_broadcast` and :func:`lcb_urb_deliver`::
                          if p' ∈ locality(self) then V-send[rank(p')] := V-send[rank(p')] + 1
                          lcrb-Deliver(p', m')
 
-Each process has its own locality set (possibly asymmetric; notes item 10).  The
+Each process has its own locality set (possibly asymmetric: the note defines locality per process).  The
 ``while`` loop runs inside one event handler, so it is atomic here; when several
 entries qualify at once it takes the one with the smallest sender rank, then the smallest
 ``W'`` (a fixed choice, named: other choices are not explored).

@@ -1,13 +1,13 @@
 """Programs run by Algorithm 2, the paper's scenarios, and random programs and graphs.
 
-A program gives each process a list of operations (issue 4, item 4):
+A program gives each process a list of operations:
 
 * ``Write(X, v)``: ``X.write(v)`` (Algorithm 2, lines 1-5);
 * ``Read(X, name)``: ``X.read()`` (lines 6-8); a *named* read's value is an outcome of
   the run; ``expect`` is the value a figure shows for it (fig6's plain reads);
 * ``Await(X, v)``: the ``repeat c <- X until c = v`` loops of Figure 3, enabled only
   when the local copy of X holds v; only the read that ends the wait is recorded
-  (notes item 8).
+  (Figure 3's loops are waits on the local value).
 
 Scenarios: ``paris-berlin-newyork`` (Figure 3, paper graph paris-berlin, named reads
 ``a`` and ``b``) and ``fig6`` (Figure 6, paper graph p-q and r-s, named reads ``x`` and
@@ -38,7 +38,7 @@ class Write:
 
 @dataclass(frozen=True)
 class Broadcast(Write):
-    """A broadcast-level step (issue 9): ``TOCO_broadcast(WRITE(X, v, i))`` without
+    """A broadcast-level step: ``TOCO_broadcast(WRITE(X, v, i))`` without
     Algorithm 2's wait (line 4), so a process may broadcast again before its own message
     is delivered -- Algorithm 1 exercised as a broadcast in its own right.  Recorded as
     a write; text form ``bcast(X,v)``."""

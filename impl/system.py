@@ -30,8 +30,7 @@ from fisheye.spec.graph import ProximityGraph, parse_graph_option
 from fisheye.spec.history import DEFAULT_INITIAL, History, Value
 
 from . import network as net
-from . import registers as alg2
-from . import toco as alg1
+from . import registers, toco
 from .api import (
     Channel,
     Expectation,
@@ -61,7 +60,7 @@ B, D = 0, 1  # log event kinds: broadcast, deliver
 
 class ProcState(NamedTuple):
     toco: TocoState
-    reg: alg2.RegState
+    reg: registers.RegState
     log: tuple[tuple[int, int, int], ...]
 
 
@@ -92,7 +91,7 @@ class TocoSystem(MessagePassing["GlobalState"]):
         nb = tuple(tuple(self._index[q] for q in graph.neighbours(p)) for p in self.processes)
         self._cfgs = tuple(TocoConfig(
             me=i, n=n, neighbours=nb, variant=self.variant,
-            key=alg1.ts_opposite if (mutant is Mutant.OPPOSITE_TIE_BREAK and i == 0) else alg1.ts_paper,
+            key=toco.ts_opposite if (mutant is Mutant.OPPOSITE_TIE_BREAK and i == 0) else toco.ts_paper,
             catch_up=mutant is not Mutant.NO_CATCH_UP,
             use_t1=mutant is not Mutant.NO_T1,
             use_t2=mutant is not Mutant.NO_T2) for i in range(n))
@@ -114,21 +113,21 @@ class TocoSystem(MessagePassing["GlobalState"]):
         state["_select_cache"] = {}  # do not ship the memo (e.g. to Spark workers)
         return state
 
-    def _select(self, i: int, toco: TocoState) -> Msg | None:
+    def _select(self, i: int, tstate: TocoState) -> Msg | None:
         """Line 26's choice at p_i, memoised (``enabled`` and ``apply`` both need it;
         a plain bounded dict, so the system stays picklable)."""
         cache = self._select_cache
-        key = (i, toco)
+        key = (i, tstate)
         m = cache.get(key, _MISSING)
         if m is _MISSING:
             if len(cache) >= _CACHE_MAX:
                 cache.clear()
-            m = cache[key] = alg1.select(self._cfgs[i], toco)
+            m = cache[key] = toco.select(self._cfgs[i], tstate)
         return m  # type: ignore[return-value]
 
     # ---- the step API -------------------------------------------------------------------
     def initial(self) -> GlobalState:
-        ps = ProcState(alg1.initial_state(self.n), alg2.initial_state(self._copies0), ())
+        ps = ProcState(toco.initial_state(self.n), registers.initial_state(self._copies0), ())
         return GlobalState((ps,) * self.n, net.empty_channels(self.n))
 
     def enabled(self, state: GlobalState) -> list[Step]:
@@ -136,7 +135,7 @@ class TocoSystem(MessagePassing["GlobalState"]):
         n, ops, ri, network, chans = self.n, self._ops, self._reg_index, self.network, state.channels
         fifo = network is Network.FIFO
         for i, ps in enumerate(state.procs):
-            if alg2.next_enabled(ops[i], ri, ps.reg):
+            if registers.next_enabled(ops[i], ri, ps.reg):
                 steps.append(self._op_steps[i])
             if ps.toco.pending and self._select(i, ps.toco) is not None:
                 steps.append(self._deliver_steps[i])
@@ -157,37 +156,37 @@ class TocoSystem(MessagePassing["GlobalState"]):
         ps = procs[i]
         cfg = self._cfgs[i]
         if step.kind == "op":
-            if not alg2.next_enabled(self._ops[i], self._reg_index, ps.reg):
+            if not registers.next_enabled(self._ops[i], self._reg_index, ps.reg):
                 raise ValueError(f"step {step} is not enabled")
-            reg, payload = alg2.invoke(self._ops[i], self._reg_index, ps.reg, wait=self._wait)
-            toco, log = ps.toco, ps.log
+            reg, payload = registers.invoke(self._ops[i], self._reg_index, ps.reg, wait=self._wait)
+            tstate, log = ps.toco, ps.log
             if payload is not None:
-                toco, m, sends = alg1.toco_broadcast(cfg, toco, payload)
+                tstate, m, sends = toco.toco_broadcast(cfg, tstate, payload)
                 chans = net.send_all(chans, self.n, i, sends, self.network, wire_id)
                 log = log + ((B, i, m.seq),)
-            ps = ProcState(toco, reg, log)
+            ps = ProcState(tstate, reg, log)
         elif step.kind == "deliver":
             m0 = self._select(i, ps.toco) if ps.toco.pending else None
             if m0 is None:
                 raise ValueError(f"step {step} is not enabled")
-            toco = alg1.deliver(cfg, ps.toco, m0)
-            reg = alg2.on_deliver(self._reg_index, ps.reg, m0.payload, m0.sender == i)
-            ps = ProcState(toco, reg, ps.log + ((D, m0.sender, m0.seq),))
+            tstate = toco.deliver(cfg, ps.toco, m0)
+            reg = registers.on_deliver(self._reg_index, ps.reg, m0.payload, m0.sender == i)
+            ps = ProcState(tstate, reg, ps.log + ((D, m0.sender, m0.seq),))
         elif step.kind == "recv":
             src = self._index[step.src] if step.src is not None else -1
             chans, (kind, body) = net.take(chans, self.n, src, i, self.network, step.detail, wire_id)
             if kind == TOCOBC:
-                toco, sends = alg1.on_tocobc(cfg, ps.toco, body)
+                tstate, sends = toco.on_tocobc(cfg, ps.toco, body)
                 chans = net.send_all(chans, self.n, i, sends, self.network, wire_id)
             else:
-                toco = alg1.on_catch_up(cfg, ps.toco, src, body)
-            ps = ProcState(toco, ps.reg, ps.log)
+                tstate = toco.on_catch_up(cfg, ps.toco, src, body)
+            ps = ProcState(tstate, ps.reg, ps.log)
         else:
             raise ValueError(f"unknown step kind {step.kind!r}")
         return GlobalState(procs[:i] + (ps,) + procs[i + 1:], chans)
 
     def is_final(self, state: GlobalState) -> bool:
-        return (all(alg2.done(self._ops[i], ps.reg) and not ps.toco.pending
+        return (all(registers.done(self._ops[i], ps.reg) and not ps.toco.pending
                     for i, ps in enumerate(state.procs))
                 and not any(state.channels))
 
@@ -196,7 +195,7 @@ class TocoSystem(MessagePassing["GlobalState"]):
 
     # ---- the recorder ---------------------------------------------------------------------
     def history(self, state: GlobalState) -> History:
-        """The register history of the run so far (contract section 1, with the graph):
+        """The register history of the run so far (the history-file format, with the graph):
         the operations invoked so far, reads with the values they returned."""
         data: dict[str, list[list[Any]]] = {}
         for p, ops, ps in zip(self.processes, self._ops, state.procs, strict=True):
@@ -342,8 +341,8 @@ def make_system(scenario_or_program: str | Scenario | Program,
         net_ = Network(network)
     except ValueError:
         raise ValueError(f"unknown network {network!r} (expected fifo or unordered)") from None
-    return TocoSystem(program, g, network=net_, variant=alg1.parse_variant(variant),
-                      mutant=alg1.parse_mutant(mutant), scenario=sc.name if sc else None)
+    return TocoSystem(program, g, network=net_, variant=toco.parse_variant(variant),
+                      mutant=toco.parse_mutant(mutant), scenario=sc.name if sc else None)
 
 
 def toco_factory(request: SystemRequest) -> TocoSystem | AbstractSystem:
