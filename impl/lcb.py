@@ -63,10 +63,10 @@ from typing import Any
 
 from fisheye.spec import lcurb
 from fisheye.spec.graph import ProximityGraph
-from fisheye.spec.history import History
+from fisheye.spec.history import DEFAULT_INITIAL, History
 
 from . import network as net
-from . import urb
+from . import registers, urb
 from .api import (
     Channel,
     Expectation,
@@ -79,6 +79,7 @@ from .api import (
     deadlock_freedom,
     some_complete_run,
 )
+from .programs import Operation, Program, Read, Write
 from .urb import Data, UrbState
 
 # ---- the localized causal broadcast, one process ----------------------------------------
@@ -172,51 +173,52 @@ class BroadcastApp:
 
 @dataclass(frozen=True)
 class MemoryApp:
-    """Algorithm 2 of the 2015 text (fast reads) over the localized causal broadcast.
+    """Algorithm 2 of the 2015 text (fast reads, :mod:`fisheye.impl.registers`) over the
+    localized causal broadcast instead of the G-fisheye broadcast of Algorithm 1.
 
-    Application state: ``(pc, values, waiting, ops)``; ``values`` the local copies as
-    sorted ``(register, value)`` pairs, ``ops`` the history so far.  ``write(X, v)``
-    broadcasts ``WRITE(X, v)`` (line 2; the message content ``(X, v, pc)`` is unique per
-    process) and waits for its own delivery (lines 3-4); ``read(X)`` returns the local copy
-    at once (line 7); a delivery sets the copy (line 10) and ends the wait of its sender
-    (line 11).  Programs are tuples of ``("w", X, v)`` and ``("r", X)``."""
+    Application state: Algorithm 2's :class:`~fisheye.impl.registers.RegState`.
+    ``write(X, v)`` broadcasts ``WRITE(X, v)`` (line 2) as the message ``(X, v, pc)``
+    (the operation's index makes it unique per process, as the broadcast identifies a
+    message by its sender and content) and waits for its own delivery (lines 3-4);
+    ``read(X)`` returns the local copy at once (line 7); a delivery sets the copy (line
+    10) and ends the wait of its sender (line 11)."""
 
-    programs: Mapping[str, tuple[tuple[Any, ...], ...]]
-    initial_values: Mapping[str, Any] = None  # type: ignore[assignment]
+    program: Program
     kind = "memory"
 
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        return {p: i for i, p in enumerate(self.program.processes)}
+
+    @cached_property
+    def _regs(self) -> dict[str, int]:
+        return {r: k for k, r in enumerate(self.program.registers)}
+
+    def _ops(self, p: str) -> tuple[Operation, ...]:
+        return self.program.ops[self._index[p]]
+
     def initial(self, p: str) -> Hashable:
-        return (0, (), False, ())
+        init = dict(self.program.initial)
+        return registers.initial_state(tuple(init.get(r, DEFAULT_INITIAL) for r in self.program.registers))
 
     def can_step(self, a: Any, p: str) -> bool:
-        pc, _, waiting, _ = a
-        return not waiting and pc < len(self.programs.get(p, ()))
+        return registers.next_enabled(self._ops(p), self._regs, a)
 
     def has_more(self, a: Any, p: str) -> bool:
-        return a[0] < len(self.programs.get(p, ()))
-
-    def _value(self, values: tuple[tuple[str, Any], ...], x: str) -> Any:
-        for reg, v in values:
-            if reg == x:
-                return v
-        return (self.initial_values or {}).get(x, 0)
+        return a.pc < len(self._ops(p))
 
     def step(self, a: Any, p: str) -> tuple[Any, Any | None]:
-        pc, values, _, ops = a
-        op = self.programs[p][pc]
-        if op[0] == "r":
-            return (pc + 1, values, False, ops + (("r", op[1], self._value(values, op[1])),)), None
-        return (pc + 1, values, True, ops + (("w", op[1], op[2]),)), (op[1], op[2], pc)
+        st, payload = registers.invoke(self._ops(p), self._regs, a)
+        return st, None if payload is None else (*payload, a.pc)
 
     def on_deliver(self, a: Any, p: str, sender: str, m: Any) -> Any:
-        pc, values, waiting, ops = a
         x, v, _ = m
-        values = tuple(sorted({**dict(values), x: v}.items()))
-        return (pc, values, waiting and sender != p, ops)
+        return registers.on_deliver(self._regs, a, (x, v), sender == p)
 
     def history(self, processes: Sequence[str], apps: Sequence[Any]) -> History:
-        return History.build({p: [list(o) for o in a[3]] for p, a in zip(processes, apps, strict=True)},
-                             processes=processes, initial=self.initial_values or None)
+        ops = {p: registers.operations(self._ops(p), a.pc, a.results)
+               for p, a in zip(processes, apps, strict=True)}
+        return History.build(ops, processes=processes, initial=dict(self.program.initial) or None)
 
 
 App = BroadcastApp | MemoryApp
@@ -600,7 +602,10 @@ class Scenario:
     description: str
 
     def app(self) -> App:
-        return BroadcastApp(self.programs) if self.kind == "broadcast" else MemoryApp(self.programs)
+        if self.kind == "broadcast":
+            return BroadcastApp(self.programs)
+        return MemoryApp(Program.of({p: [Write(op[1], op[2]) if op[0] == "w" else Read(op[1]) for op in ops]
+                                     for p, ops in self.programs.items()}))
 
 
 def _loc(**kw: str) -> dict[str, frozenset[str]]:

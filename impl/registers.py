@@ -77,3 +77,11 @@ def on_deliver(reg_index: dict[str, int], st: RegState, payload: tuple[Any, ...]
 def done(ops: tuple[Operation, ...], st: RegState) -> bool:
     """Every operation invoked and the last write returned."""
     return st.pc >= len(ops) and not st.waiting
+
+
+def operations(ops: tuple[Operation, ...], pc: int, results: tuple[Value, ...]) -> list[list[Any]]:
+    """The recorder: the first ``pc`` operations as history-file items, reads (and
+    awaits) with the values they returned (``results``, in program order)."""
+    it = iter(results)
+    return [["w", op.register, op.value] if isinstance(op, Write) else ["r", op.register, next(it)]
+            for op in ops[:pc]]

@@ -197,16 +197,8 @@ class TocoSystem(MessagePassing["GlobalState"]):
     def history(self, state: GlobalState) -> History:
         """The register history of the run so far (the history-file format, with the graph):
         the operations invoked so far, reads with the values they returned."""
-        data: dict[str, list[list[Any]]] = {}
-        for p, ops, ps in zip(self.processes, self._ops, state.procs, strict=True):
-            results = iter(ps.reg.results)
-            out: list[list[Any]] = []
-            for op in ops[:ps.reg.pc]:
-                if isinstance(op, Write):
-                    out.append(["w", op.register, op.value])
-                else:
-                    out.append(["r", op.register, next(results)])
-            data[p] = out
+        data = {p: registers.operations(ops, ps.reg.pc, ps.reg.results)
+                for p, ops, ps in zip(self.processes, self._ops, state.procs, strict=True)}
         return History.build(data, processes=self.processes, edges=self.graph.edges,
                              initial=dict(self.program.initial))
 
