@@ -66,7 +66,7 @@ from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import DEFAULT_INITIAL, History
 
 from . import network as net
-from . import registers, urb
+from . import programs, registers, urb
 from .api import (
     Channel,
     Expectation,
@@ -79,7 +79,8 @@ from .api import (
     deadlock_freedom,
     some_complete_run,
 )
-from .programs import Operation, Program, Read, Write
+from .programs import SCENARIOS as ALL_SCENARIOS
+from .programs import Operation, Program, Scenario
 from .urb import Data, UrbState
 
 # ---- the localized causal broadcast, one process ----------------------------------------
@@ -589,58 +590,15 @@ def check_state(system: LcbSystem, state: LcbState) -> list[lcurb.Violation]:
 
 # ---- scenarios ------------------------------------------------------------------------------
 
-
-@dataclass(frozen=True)
-class Scenario:
-    """A named configuration: processes, default localities, programs."""
-
-    name: str
-    processes: tuple[str, ...]
-    locality: Mapping[str, frozenset[str]]
-    programs: Mapping[str, tuple[Any, ...]]
-    kind: str  # "broadcast" or "memory"
-    description: str
-
-    def app(self) -> App:
-        if self.kind == "broadcast":
-            return BroadcastApp(self.programs)
-        return MemoryApp(Program.of({p: [Write(op[1], op[2]) if op[0] == "w" else Read(op[1]) for op in ops]
-                                     for p, ops in self.programs.items()}))
+SCENARIOS: dict[str, Scenario] = {n: s for n, s in ALL_SCENARIOS.items() if s.system == "lcb"}
+"""The scenarios of the localized broadcast (:data:`fisheye.impl.programs.SCENARIOS`)."""
 
 
-def _loc(**kw: str) -> dict[str, frozenset[str]]:
-    return {p: frozenset(qs) for p, qs in kw.items()}
-
-
-SCENARIOS: dict[str, Scenario] = {}
-
-
-def _register(s: Scenario) -> None:
-    SCENARIOS[s.name] = s
-
-
-_register(Scenario(
-    "lcb3", ("p", "q", "r"), _loc(p="r", q="p", r="q"), {"p": ("p1",), "q": ("q1",), "r": ()}, "broadcast",
-    "p broadcasts p1, q broadcasts q1, r only delivers; localities form the asymmetric ring "
-    "q -> p, r -> q, p -> r (locality(q) = {p}, ...).  If q delivers p1 before broadcasting q1 "
-    "(p is in q's locality) then p1 -> q1 and every process must deliver p1 first; if q "
-    "broadcasts first there is no constraint.  With locality(q) = {} p1 never causes q1."))
-_register(Scenario(
-    "lcb4", ("p", "q", "r", "s"), _loc(p="s", q="p", r="q", s="r"),
-    {"p": ("p1",), "q": ("q1",), "r": (), "s": ()}, "broadcast",
-    "as lcb3 with a fourth process: p broadcasts p1, q broadcasts q1, r and s only deliver; "
-    "localities form the ring q -> p, r -> q, s -> r, p -> s (a majority is 3 of 4)."))
-_register(Scenario(
-    "lcb-mem3", ("p", "q", "r"), _loc(p="q", q="", r="q"),
-    {"p": (("w", "X", 1),), "q": (("r", "X"), ("w", "Y", 1)), "r": (("r", "Y"), ("r", "X"))}, "memory",
-    "Algorithm 2 over the localized broadcast: p writes X, q reads X then writes Y, r reads Y "
-    "then X.  p is not in q's locality, so q's write of Y does not depend on p's write of X even "
-    "when q read it: r may read Y = 1 and then X = 0."))
-_register(Scenario(
-    "lcb-dekker", ("p", "q"), _loc(p="q", q="p"),
-    {"p": (("w", "X", 1), ("r", "Y")), "q": (("w", "Y", 1), ("r", "X"))}, "memory",
-    "Algorithm 2 over the localized broadcast, two mutually local processes (the graph of mutual "
-    "locality is the edge p-q): p writes X then reads Y, q writes Y then reads X."))
+def app_of(s: Scenario) -> App:
+    """The program on top of the broadcast: the scenario's broadcasts, or Algorithm 2."""
+    if s.broadcasts:
+        return BroadcastApp(dict(s.broadcasts))
+    return MemoryApp(s.program)
 
 
 def lcb_factory(request: SystemRequest) -> LcbSystem:
@@ -671,10 +629,6 @@ def make_lcb_system(scenario: str, *, crashes: int, locality: Mapping[str, Itera
                     network: Network | str = "fifo") -> LcbSystem:
     """The system of a named scenario (:data:`SCENARIOS`), with at most ``crashes``
     crashes, the scenario's default locality unless ``locality`` is given."""
-    try:
-        s = SCENARIOS[scenario]
-    except KeyError:
-        raise ValueError(f"unknown lcb scenario {scenario!r} (expected one of: "
-                         f"{', '.join(SCENARIOS)})") from None
-    loc = s.locality if locality is None else locality
-    return LcbSystem(s.processes, loc, s.app(), crashes=crashes, network=network, name=s.name)
+    s = programs.scenario(scenario, "lcb")
+    loc = dict(s.locality) if locality is None else locality
+    return LcbSystem(s.processes, loc, app_of(s), crashes=crashes, network=network, name=s.name)
