@@ -31,6 +31,7 @@ from fisheye.spec.history import DEFAULT_INITIAL, History, Value
 
 from . import network as net
 from . import registers, toco
+from .actors import Actor
 from .api import (
     Channel,
     Expectation,
@@ -47,7 +48,7 @@ from .api import (
 )
 from .api import logs_as_json as logs_as_json  # re-exported: the commands import it from here
 from .programs import SCENARIOS, Program, Read, Scenario, Write, parse_program, scenario
-from .toco import TOCOBC, Msg, Mutant, TocoConfig, TocoState, Variant, wire_id
+from .toco import TOCOBC, Msg, Mutant, TocoConfig, TocoState, Variant, Wire, wire_id
 
 if TYPE_CHECKING:
     from .abstract import AbstractSystem
@@ -153,42 +154,69 @@ class TocoSystem(MessagePassing["GlobalState"]):
     def apply(self, state: GlobalState, step: Step) -> GlobalState:
         i = self._index[step.process]
         procs, chans = state.procs, state.channels
-        ps = procs[i]
-        cfg = self._cfgs[i]
-        if step.kind == "op":
-            if not registers.next_enabled(self._ops[i], self._reg_index, ps.reg):
-                raise ValueError(f"step {step} is not enabled")
-            reg, payload = registers.invoke(self._ops[i], self._reg_index, ps.reg, wait=self._wait)
-            tstate, log = ps.toco, ps.log
-            if payload is not None:
-                tstate, m, sends = toco.toco_broadcast(cfg, tstate, payload)
-                chans = net.send_all(chans, self.n, i, sends, self.network, wire_id)
-                log = log + ((B, i, m.seq),)
-            ps = ProcState(tstate, reg, log)
-        elif step.kind == "deliver":
-            m0 = self._select(i, ps.toco) if ps.toco.pending else None
-            if m0 is None:
-                raise ValueError(f"step {step} is not enabled")
-            tstate = toco.deliver(cfg, ps.toco, m0)
-            reg = registers.on_deliver(self._reg_index, ps.reg, m0.payload, m0.sender == i)
-            ps = ProcState(tstate, reg, ps.log + ((D, m0.sender, m0.seq),))
-        elif step.kind == "recv":
+        kind = step.kind
+        if kind == "op":
+            ps, sends = self.invoke_at(i, procs[i], step)
+        elif kind == "deliver":
+            ps, sends = self.deliver_at(i, procs[i], step), ()
+        elif kind == "recv":
             src = self._index[step.src] if step.src is not None else -1
-            chans, (kind, body) = net.take(chans, self.n, src, i, self.network, step.detail, wire_id)
-            if kind == TOCOBC:
-                tstate, sends = toco.on_tocobc(cfg, ps.toco, body)
-                chans = net.send_all(chans, self.n, i, sends, self.network, wire_id)
-            else:
-                tstate = toco.on_catch_up(cfg, ps.toco, src, body)
-            ps = ProcState(tstate, ps.reg, ps.log)
+            chans, w = net.take(chans, self.n, src, i, self.network, step.detail, wire_id)
+            ps, sends = self.receive_at(i, procs[i], src, w)
         else:
             raise ValueError(f"unknown step kind {step.kind!r}")
+        if sends:
+            chans = net.send_all(chans, self.n, i, sends, self.network, wire_id)
         return GlobalState(procs[:i] + (ps,) + procs[i + 1:], chans)
 
+    # ---- one process's handlers (the per-process API of impl/actors.py, by index) ----------
+    def invoke_at(self, i: int, ps: ProcState, step: Step | None = None
+                  ) -> tuple[ProcState, tuple[tuple[int, Wire], ...]]:
+        """p_i invokes its next operation: Algorithm 2 lines 1-3 or 6-7; a write
+        toco-broadcasts (Algorithm 1 lines 1-6)."""
+        if not registers.next_enabled(self._ops[i], self._reg_index, ps.reg):
+            raise ValueError(f"step {step or Step('op', self.processes[i])} is not enabled")
+        reg, payload = registers.invoke(self._ops[i], self._reg_index, ps.reg, wait=self._wait)
+        if payload is None:
+            return ProcState(ps.toco, reg, ps.log), ()
+        tstate, m, sends = toco.toco_broadcast(self._cfgs[i], ps.toco, payload)
+        return ProcState(tstate, reg, ps.log + ((B, i, m.seq),)), sends
+
+    def deliver_at(self, i: int, ps: ProcState, step: Step | None = None) -> ProcState:
+        """One iteration of p_i's background task (Algorithm 1 lines 18-31) and the
+        delivery to Algorithm 2 (lines 9-12)."""
+        m0 = self._select(i, ps.toco) if ps.toco.pending else None
+        if m0 is None:
+            raise ValueError(f"step {step or Step('deliver', self.processes[i])} is not enabled")
+        tstate = toco.deliver(self._cfgs[i], ps.toco, m0)
+        reg = registers.on_deliver(self._reg_index, ps.reg, m0.payload, m0.sender == i)
+        return ProcState(tstate, reg, ps.log + ((D, m0.sender, m0.seq),))
+
+    def receive_at(self, i: int, ps: ProcState, src: int, w: Wire
+                   ) -> tuple[ProcState, tuple[tuple[int, Wire], ...]]:
+        """p_i receives ``w`` from p_src (Algorithm 1 lines 7-14 or 15-17)."""
+        kind, body = w
+        if kind == TOCOBC:
+            tstate, sends = toco.on_tocobc(self._cfgs[i], ps.toco, body)
+            return ProcState(tstate, ps.reg, ps.log), sends
+        return ProcState(toco.on_catch_up(self._cfgs[i], ps.toco, src, body), ps.reg, ps.log), ()
+
+    def delivers_at(self, i: int, ps: ProcState) -> bool:
+        """Whether p_i's background task can deliver a message now."""
+        return bool(ps.toco.pending) and self._select(i, ps.toco) is not None
+
+    def done_at(self, i: int, ps: ProcState) -> bool:
+        return registers.done(self._ops[i], ps.reg) and not ps.toco.pending
+
+    def actor(self) -> TocoProcess:
+        """Algorithms 1 and 2 at one process, as an :class:`~fisheye.impl.actors.Actor`:
+        ``ActorSystem(system.actor(), ...)`` is this very system, step for step (a test
+        compares them on every reachable state); :meth:`enabled` and :meth:`apply` are
+        the same composition of these handlers, fused for speed."""
+        return TocoProcess(self)
+
     def is_final(self, state: GlobalState) -> bool:
-        return (all(registers.done(self._ops[i], ps.reg) and not ps.toco.pending
-                    for i, ps in enumerate(state.procs))
-                and not any(state.channels))
+        return all(self.done_at(i, ps) for i, ps in enumerate(state.procs)) and not any(state.channels)
 
     def is_deadlock(self, state: GlobalState) -> bool:
         return not self.is_final(state) and not self.enabled(state)
@@ -278,6 +306,57 @@ class TocoSystem(MessagePassing["GlobalState"]):
             if r != qi and any(w[0] == TOCOBC for w in state.channels[r * n + qi]):
                 return True
         return False
+
+
+class TocoProcess(Actor[ProcState]):
+    """Algorithm 2 over Algorithm 1 at one process: the handlers of a
+    :class:`TocoSystem` by process name (see :meth:`TocoSystem.actor`)."""
+
+    def __init__(self, system: TocoSystem):
+        self.system = system
+        self._index = system._index
+        self._names = system.processes
+
+    def init(self, me: str) -> ProcState:
+        return self.system.initial().procs[self._index[me]]
+
+    def can_invoke(self, me: str, local: ProcState) -> bool:
+        s = self.system
+        i = self._index[me]
+        return registers.next_enabled(s._ops[i], s._reg_index, local.reg)
+
+    def _named(self, sends: tuple[tuple[int, Wire], ...]) -> tuple[tuple[str, Wire], ...]:
+        return tuple((self._names[j], w) for j, w in sends)
+
+    def on_invoke(self, me: str, local: ProcState) -> tuple[ProcState, tuple[tuple[str, Wire], ...]]:
+        ps, sends = self.system.invoke_at(self._index[me], local)
+        return ps, self._named(sends)
+
+    def internal(self, me: str, local: ProcState) -> tuple[tuple[Any, ...], ...]:
+        return ((),) if self.system.delivers_at(self._index[me], local) else ()
+
+    def on_internal(self, me: str, local: ProcState, detail: tuple[Any, ...]
+                    ) -> tuple[ProcState, tuple[tuple[str, Wire], ...]]:
+        return self.system.deliver_at(self._index[me], local), ()
+
+    def on_receive(self, me: str, local: ProcState, src: str, msg: Any
+                   ) -> tuple[ProcState, tuple[tuple[str, Wire], ...]]:
+        ps, sends = self.system.receive_at(self._index[me], local, self._index[src], msg)
+        return ps, self._named(sends)
+
+    def is_done(self, me: str, local: ProcState) -> bool:
+        return self.system.done_at(self._index[me], local)
+
+    def operations(self, me: str, local: ProcState) -> list[list[Any]]:
+        return registers.operations(self.system._ops[self._index[me]], local.reg.pc, local.reg.results)
+
+    def delivery_log(self, me: str, local: ProcState) -> tuple[bspec.Event, ...]:
+        names = self._names
+        return tuple(bspec.Event(bspec.BROADCAST if k == B else bspec.DELIVER, bspec.MsgId(names[s], q))
+                     for k, s, q in local.log)
+
+    def message_name(self, msg: Any) -> tuple[Any, ...]:
+        return wire_id(msg)
 
 
 def broadcast_properties(system: TocoSystem | Any) -> tuple[Property, ...]:
