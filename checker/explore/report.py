@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fisheye.impl.api import Expectation, Step, System, explorer_judged
+from fisheye.impl.api import Expectation, Quotient, Step, System, explorer_judged
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
 from fisheye.spec.models import Model
@@ -127,8 +127,8 @@ class ReportBuilder:
     def _replayable(self, schedule: Callable[[], Sequence[Step]]) -> list[Step]:
         """The schedule as the raw system replays it (a quotiented system lifts it)."""
         steps = list(schedule())
-        lift = getattr(self.ctx.system, "lift", None)
-        return list(lift(steps)) if lift is not None else steps
+        system = self.ctx.system
+        return list(system.lift(steps)) if isinstance(system, Quotient) else steps
 
     @property
     def violation_count(self) -> int:

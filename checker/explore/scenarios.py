@@ -102,7 +102,7 @@ def run(ctx: Context, *, level: str | None = None, model: str | Model | None = "
         timeout: float | None = None, progress: Progress | None = None, check_engine: str = "auto",
         on_terminal: Callable[[Any, str], None] | None = None) -> dict[str, Any]:
     """Explore ``ctx`` locally and return the report (contract section 4)."""
-    lvl = level or getattr(ctx.system, "level", "protocol")
+    lvl = level or ctx.system.info.level
     builder = ReportBuilder(ctx, lvl, model=Model(model) if model is not None else None,
                             model_graph=model_graph, check_engine=check_engine)
     return explore(ctx, builder, max_states=max_states, timeout=timeout, progress=progress,
