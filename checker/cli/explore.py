@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 msg += f"; with --algorithm lcb: {', '.join(LCB_SCENARIOS)}"
         raise UsageError(msg) from None
-    model = None if args.model == "none" or not hasattr(ctx.system, "history") else args.model
+    model = None if args.model == "none" else args.model
     level = "protocol" if system_name == "lcb" else args.level
     progress = None if args.quiet else Progress(label=f"explore {args.scenario} ({level})")
 
