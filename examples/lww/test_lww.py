@@ -122,3 +122,14 @@ def test_an_entry_point_names_the_factory(monkeypatch, capsys):
     s = make_system("lww", SystemRequest("dekker"))
     assert s.info.algorithm == "lww"
     assert main(["explore", "dekker", "--system", "lww", "--model", "sc", "--quiet"]) == 1
+
+
+@pytest.mark.spark
+def test_spark_explores_the_protocol_like_the_local_search(capsys):
+    assert main(["explore", "causal", "--system", NAME, "--model", "cc", "--quiet", "--json", "--spark",
+                 "--master", "local[2]"]) == 1
+    remote = json.loads(capsys.readouterr().out)
+    local = explore("causal", "cc")
+    assert remote["engine"] == "spark"
+    for key in ("states", "terminal_states", "histories", "violations_total", "properties"):
+        assert remote[key] == local[key], key
