@@ -131,6 +131,9 @@ def run(args: argparse.Namespace) -> int:
             from fisheye.checker.spark import explore as spark_explore
         except ImportError as e:
             raise UsageError(f"--spark is not available ({e})") from None
+        from ..systems import ship_to_spark
+
+        ship_to_spark()
         report = spark_explore(ctx, builder(ctx), master=args.master, partitions=args.partitions,
                                max_states=args.max_states, timeout=args.timeout, progress=not args.quiet,
                                parquet=args.parquet)
