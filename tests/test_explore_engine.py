@@ -22,8 +22,10 @@ VOLATILE = {"seconds", "states_per_second", "cpu_seconds", "peak_memory_bytes", 
             "fingerprints", "exact_states", "resumed"}
 
 
-def same(a: dict, b: dict) -> dict:
-    return {k: v for k, v in a.items() if k not in VOLATILE}, {k: v for k, v in b.items() if k not in VOLATILE}
+def same(a: dict, b: dict) -> tuple[dict, dict]:
+    def keep(r: dict) -> dict:
+        return {k: v for k, v in r.items() if k not in VOLATILE}
+    return keep(a), keep(b)
 
 
 @pytest.mark.parametrize("scenario,graph,mutant", [

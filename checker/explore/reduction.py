@@ -27,25 +27,39 @@ terminal states (docs/por.md has the proofs).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, Protocol, runtime_checkable
 
-from fisheye.impl.api import Network, Step
+from fisheye.impl.api import HasChannels, MessagePassing, Network, PorModel, Quotient, Step
 
 PROCESS_KINDS = frozenset({"op", "deliver", "recv"})
 REDUCTIONS = ("auto", "none", "stubborn", "process")
 
 
+def _message_passing(system: Any) -> MessagePassing[Any] | None:
+    """The system's message-passing view, if it declares one (directly or as the raw
+    system of a quotient, whose steps are the raw system's)."""
+    if isinstance(system, MessagePassing):
+        return system
+    if isinstance(system, Quotient) and isinstance(system.raw, MessagePassing):
+        return system.raw
+    return None
+
+
 def kind_of(system: Any, reduction: str) -> str:
-    """The reduction actually used for ``system`` (``auto`` picks the best available)."""
+    """The reduction actually used for ``system``: ``auto`` picks stubborn sets when
+    the system has a supported :class:`~fisheye.impl.api.PorModel`, the process-level
+    sets when it declares :class:`~fisheye.impl.api.MessagePassing` (their
+    assumption), and no reduction otherwise."""
     if reduction == "none":
         return "none"
-    has_model = all(hasattr(system, a) for a in ("por_enabled", "por_dependents", "por_enablers")) \
-        and getattr(system, "por_supported", True)
+    has_model = isinstance(system, PorModel) and system.por_supported
     if reduction in ("auto", "stubborn") and has_model:
         return "stubborn"
     if reduction == "stubborn":
         raise ValueError("this system has no transition model for stubborn sets")
+    if reduction == "auto" and _message_passing(system) is None:
+        return "none"
     return "process"
 
 
@@ -53,22 +67,33 @@ def reducer(system: Any, reduction: str, *, may_send: Callable[[Any, str, str], 
             ) -> Callable[[Any], Sequence[Step]]:
     """A function state -> the steps to explore from it.  ``may_send(state, q, p)``:
     an over-approximation of "q may still append to channel q -> p" (default: the
-    system's ``may_send`` if it has one, else always true)."""
+    system's, when it declares :class:`~fisheye.impl.api.MessagePassing`, else always
+    true)."""
     kind = kind_of(system, reduction)
     if kind == "none":
         return system.enabled
     if kind == "stubborn":
-        key_of = getattr(system, "por_key", None)
-        if key_of is None:
-            return lambda state: stubborn_steps(system, state)
-        return _memoised_stubborn(system, key_of)
-    if may_send is None:
-        may_send = getattr(system, "may_send", None)
-    unordered = getattr(system, "network", Network.FIFO) == Network.UNORDERED
+        if isinstance(system, PorSummary):
+            return _memoised_stubborn(system, system.por_key)
+        return lambda state: stubborn_steps(system, state)
+    mp = _message_passing(system)
+    if may_send is None and mp is not None:
+        may_send = mp.may_send
+    channels = mp if mp is not None else (system if isinstance(system, HasChannels) else None)
+    unordered = channels is not None and channels.network is Network.UNORDERED
     return lambda state: process_steps(system, state, may_send=may_send, unordered=unordered)
 
 
 MEMO_LIMIT = 1 << 20
+
+
+@runtime_checkable
+class PorSummary(Protocol):
+    """A transition model (``PorModel``) that also names, per state, a summary on which
+    its relations depend entirely (``por_key(state, enabled)``): stubborn sets are then
+    memoised on it (docs/por.md, section 5)."""
+
+    def por_key(self, state: Any, enabled: dict[int, Step]) -> Hashable: ...
 
 
 def _memoised_stubborn(system: Any, key_of: Callable[[Any, dict[int, Step]], Any]

@@ -104,7 +104,7 @@ def run(ctx: Context, *, level: str | None = None, model: str | Model | None = "
     """Explore ``ctx`` locally and return the report (contract section 4).  ``engine``:
     the storage options of :func:`fisheye.checker.explore.engine.explore` (``memory``,
     ``exact``, ``checkpoint``, ``resume``, ``checkpoint_every``)."""
-    lvl = level or getattr(ctx.system, "level", "protocol")
+    lvl = level or ctx.system.info.level
     builder = ReportBuilder(ctx, lvl, model=Model(model) if model is not None else None,
                             model_graph=model_graph, check_engine=check_engine)
     return explore(ctx, builder, max_states=max_states, timeout=timeout, progress=progress,
