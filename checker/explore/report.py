@@ -143,7 +143,8 @@ class ReportBuilder:
 
     def restore(self, snap: dict[str, Any]) -> None:
         for k in self._STATE:
-            setattr(self, k, snap[k])
+            if k in snap:
+                setattr(self, k, snap[k])
 
     @property
     def violation_count(self) -> int:
