@@ -1,0 +1,236 @@
+"""A discrete-event simulator over a step-API system (:mod:`fisheye.impl.api`).
+
+The simulator does not re-implement any algorithm: it only decides *when* each of the
+system's enabled steps happens, and takes them with the system's own ``apply``, so every
+simulated run is a run of the algorithm, whose schedule (the list of steps) replays with
+:func:`fisheye.impl.api.replay`.
+
+Time model (milliseconds):
+
+* **processes** run one step at a time; every step (an operation's invocation, the
+  receipt of a message, one iteration of a background delivery task) keeps its process
+  busy for ``processing_ms``; the messages a step sends leave when the step ends;
+* **channels** are FIFO: a message sent at ``s`` from ``p`` to ``q`` arrives at
+  ``max(s + delay(p, q), arrival of the message sent before it on the same channel)``,
+  where ``delay`` is the configured one-way delay plus the seeded jitter; it can be
+  received (a ``recv`` step) from its arrival on, once ``q`` is free;
+* **operations** are issued at their planned arrival time and invoked (an ``op`` step)
+  as soon as the system enables them and the process is free (a write blocks its process
+  until it returns, Algorithm 2 line 4);
+* a background delivery step (``deliver``) happens as soon as it is enabled and its
+  process is free.
+
+At each point the simulator takes the enabled step with the earliest possible time (ties:
+the system's own order of ``enabled``), so a run is deterministic for a given plan and
+delay function.
+
+A **read** returns when its ``op`` step ends.  A **write** returns when the step that
+delivers its own message at its writer ends (Algorithm 2, line 11; seen through
+:func:`.adapter.own_deliveries`).  Which messages a step sent is seen by comparing the
+channels before and after it (:func:`.adapter.channel_contents`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fisheye.impl.api import Step
+
+from . import adapter
+from .workload import PlannedOp
+
+Delay = Callable[[str, str], float]
+"""``delay(src, dst)``: the one-way delay (ms) of the next message from ``src`` to ``dst``."""
+
+
+class SimulationError(RuntimeError):
+    """The system offered a step the time model does not know, or the run stalled."""
+
+
+@dataclass(frozen=True)
+class OpTiming:
+    """One operation of a run: ``kind`` ``"w"`` or ``"r"``, the value written or read,
+    when it was issued (workload), invoked (its ``op`` step) and returned."""
+
+    process: str
+    index: int
+    kind: str
+    register: str
+    value: Any
+    issued_ms: float
+    invoked_ms: float
+    returned_ms: float
+
+    @property
+    def latency_ms(self) -> float:
+        return self.returned_ms - self.invoked_ms
+
+
+@dataclass(frozen=True)
+class SentMessage:
+    src: str
+    dst: str
+    kind: str
+    size: int
+    sent_ms: float
+    arrival_ms: float
+
+
+@dataclass(frozen=True)
+class SimRun:
+    """A simulated run: the schedule and the start time of each step, the operations,
+    the messages sent, the final state and whether the run is complete."""
+
+    processes: tuple[str, ...]
+    schedule: tuple[Step, ...]
+    times: tuple[float, ...]
+    ops: tuple[OpTiming, ...]
+    messages: tuple[SentMessage, ...]
+    end_ms: float
+    state: Any
+    complete: bool
+
+
+def wire_size(obj: Any) -> int:
+    """The size in bytes of a message in a compact binary encoding (an estimate, the same
+    for every algorithm): 8 bytes per number, 1 per boolean or null, 4 plus the UTF-8
+    length per string, 4 per sequence, set or map header plus its elements; a dataclass
+    or named tuple is its fields."""
+    if obj is None or isinstance(obj, bool):
+        return 1
+    if isinstance(obj, int | float):
+        return 8
+    if isinstance(obj, str):
+        return 4 + len(obj.encode("utf-8"))
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return sum(wire_size(getattr(obj, f.name)) for f in dataclasses.fields(obj))
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return sum(wire_size(v) for v in obj)
+    if isinstance(obj, tuple | list | frozenset | set):
+        return 4 + sum(wire_size(v) for v in obj)
+    if isinstance(obj, dict):
+        return 4 + sum(wire_size(k) + wire_size(v) for k, v in obj.items())
+    return 4 + len(repr(obj).encode("utf-8"))
+
+
+def message_kind(msg: Any) -> str:
+    """A protocol message's kind: its tag (``("TOCOBC", ...)``) or its type's name."""
+    if isinstance(msg, tuple) and msg and isinstance(msg[0], str):
+        return msg[0]
+    return type(msg).__name__
+
+
+_ORDER = {"deliver": 0, "recv": 1, "op": 2}
+
+
+def simulate(system: Any, plan: Mapping[str, Sequence[PlannedOp]], delay: Delay, *,
+             processing_ms: float = 0.0, progress: Callable[[float, int], None] | None = None,
+             progress_every: int = 5000, max_steps: int = 10_000_000) -> SimRun:
+    """Run ``system`` in simulated time; ``plan[p]`` are p's operations, in the order of
+    p's program in the system, with their arrival times."""
+    procs: tuple[str, ...] = tuple(system.processes)
+    n = len(procs)
+    index = {p: i for i, p in enumerate(procs)}
+    state = system.initial()
+    chans = adapter.channel_contents(system, state)
+    # mirror[c]: (message, arrival) for the messages of channel c, in channel order
+    mirror: list[list[tuple[Any, float]]] = [[] for _ in range(n * n)]
+    busy = dict.fromkeys(procs, 0.0)
+    ops_done = dict.fromkeys(procs, 0)
+    invoked: dict[tuple[str, int], float] = {}
+    returned: dict[tuple[str, int], float] = {}
+    waiting: dict[str, list[int]] = {p: [] for p in procs}  # invoked writes not yet returned
+    schedule: list[Step] = []
+    times: list[float] = []
+    sent: list[SentMessage] = []
+    now = 0.0
+    for _ in range(max_steps):
+        steps = system.enabled(state)
+        if not steps:
+            break
+        best: tuple[float, int, int] | None = None
+        for k, s in enumerate(steps):
+            p = s.process
+            if s.kind == "op":
+                t = max(plan[p][ops_done[p]].arrival_ms, busy[p])
+            elif s.kind == "recv":
+                chan = mirror[index[s.src] * n + index[p]]
+                if s.detail or not chan:
+                    raise SimulationError(f"step {s}: the simulator models FIFO channels only")
+                t = max(chan[0][1], busy[p])
+            elif s.kind == "deliver":
+                t = busy[p]
+            else:
+                raise SimulationError(f"step {s}: the simulator has no timing for {s.kind!r} steps")
+            key = (max(t, now), _ORDER[s.kind], k)
+            if best is None or key < best:
+                best = key
+        assert best is not None
+        now, _, k = best
+        step = steps[k]
+        p = step.process
+        end = now + processing_ms
+        busy[p] = end
+        before = state
+        state = system.apply(state, step)
+        schedule.append(step)
+        times.append(now)
+        if step.kind == "op":
+            j = ops_done[p]
+            ops_done[p] = j + 1
+            invoked[(p, j)] = now
+            if plan[p][j].kind == "w":
+                waiting[p].append(j)
+            else:
+                returned[(p, j)] = end
+        if waiting[p]:
+            for _ in range(adapter.own_deliveries(system, before, state, p)):
+                returned[(p, waiting[p].pop(0))] = end
+        new = adapter.channel_contents(system, state)
+        if new is not chans:
+            for c in range(n * n):
+                if new[c] is not chans[c] and new[c] != chans[c]:
+                    _reconcile(mirror, c, new[c], procs[c // n], procs[c % n], end, delay, sent)
+            chans = new
+        if progress is not None and len(schedule) % progress_every == 0:
+            progress(now, len(schedule))
+    else:
+        raise SimulationError(f"the run did not end within {max_steps} steps")
+    complete = bool(system.is_final(state))
+    history = system.history(state)
+    timings: list[OpTiming] = []
+    for p in procs:
+        for j, op in enumerate(history.of(p)):
+            planned = plan[p][j]
+            if (p, j) not in returned:
+                continue  # a write still waiting in an incomplete run
+            timings.append(OpTiming(p, j, op.kind, op.register, op.value, planned.arrival_ms,
+                                    invoked[(p, j)], returned[(p, j)]))
+    return SimRun(procs, tuple(schedule), tuple(times), tuple(timings), tuple(sent),
+                  max([now + processing_ms, *returned.values()]) if schedule else 0.0, state, complete)
+
+
+def _reconcile(mirror: list[list[tuple[Any, float]]], c: int, new: tuple[Any, ...], src: str, dst: str,
+               send_ms: float, delay: Delay, sent: list[SentMessage]) -> None:
+    """Match channel ``c``'s new contents against the mirror: the messages still there
+    keep their arrival times (some may have been received or dropped), the new suffix is
+    what the step sent (FIFO: never arriving before the message ahead of it)."""
+    old = mirror[c]
+    out: list[tuple[Any, float]] = []
+    i = 0
+    for msg in new:
+        while i < len(old) and old[i][0] != msg:
+            i += 1
+        if i < len(old):
+            out.append(old[i])
+            i += 1
+            continue
+        arrival = send_ms + delay(src, dst)
+        if out:
+            arrival = max(arrival, out[-1][1])
+        out.append((msg, arrival))
+        sent.append(SentMessage(src, dst, message_kind(msg), wire_size(msg), send_ms, arrival))
+    mirror[c] = out
