@@ -29,8 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from fisheye.impl.api import Step
-from fisheye.impl.network import wire_id
-from fisheye.impl.toco import CATCH_UP
+from fisheye.impl.toco import CATCH_UP, wire_id
 
 
 class DeadClockSystem:
