@@ -1,54 +1,59 @@
-"""What the simulator needs to see of a system beyond the step API, in one place.
+"""What the simulator observes of a system, through the system contract of
+:mod:`fisheye.impl.api` only (no system's private fields).
 
-The step API (:mod:`fisheye.impl.api`) says which steps are enabled and what state a step
-leads to; a timed simulation needs two more facts about each step:
+A timed simulation needs two facts about each step besides the step API:
 
-1. **the messages in transit per channel** (:func:`channel_contents`): comparing them
-   before and after a step tells which messages the step sent (each then gets a send time
-   and an arrival time), and which it consumed;
+1. **the messages in transit per channel, and those the step sent**
+   (:class:`fisheye.impl.api.HasChannels`: ``in_transit(state)``, and
+   :func:`fisheye.impl.api.step_sends`): each sent message gets a send time and an
+   arrival time, and the messages still in transit keep theirs;
 2. **the writes a step completes** (:func:`own_deliveries`): Algorithm 2's write returns
-   when its own WRITE message is delivered at its writer (line 11 of Algorithm 2), so the
-   simulator counts, per step, the deliveries of the stepping process's own messages.
-
-Until the systems document these as capabilities of their own, the two functions below
-read the states of the two systems of :mod:`fisheye.impl` (Algorithms 1 and 2,
-:class:`~fisheye.impl.system.TocoSystem`; the localized causal broadcast,
-:class:`~fisheye.impl.lcb.LcbSystem`).  Nothing else in this package looks inside a
-system's state.
+   when its own WRITE message is delivered at its writer (line 11 of Algorithm 2), seen in
+   the writer's delivery log (the step API's recorder ``delivery_logs``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping
 from typing import Any
 
-from fisheye.impl.lcb import LcbSystem
-from fisheye.impl.system import TocoSystem
+from fisheye.impl.api import HasChannels, step_sends
+
+Channel = tuple[str, str]
 
 
 class UnsupportedSystem(TypeError):
     """A system whose messages in transit the simulator cannot see."""
 
 
-def channel_contents(system: Any, state: Any) -> tuple[tuple[Any, ...], ...]:
-    """The messages in transit, one tuple per channel, channel ``src -> dst`` at index
-    ``src * n + dst`` (processes numbered in the order of ``system.processes``), each in
-    its channel's order (sending order for FIFO channels)."""
-    if isinstance(system, TocoSystem):
-        return state.channels
-    if isinstance(system, LcbSystem):
-        return state.chans
-    raise UnsupportedSystem(f"cannot see the channels of {type(system).__name__}")
+def require_channels(system: Any) -> HasChannels:
+    if not isinstance(system, HasChannels):
+        raise UnsupportedSystem(f"{type(system).__name__} does not show its messages in transit "
+                                "(HasChannels), so it cannot be simulated in time")
+    return system
 
 
-def own_deliveries(system: Any, before: Any, after: Any, process: str) -> int:
-    """How many of ``process``'s own broadcasts the step from ``before`` to ``after``
-    delivered at ``process`` (the delivery events its delivery log gained)."""
-    if isinstance(system, TocoSystem):
-        i = system.processes.index(process)
-        old, new = before.procs[i].log, after.procs[i].log
-        return sum(1 for kind, sender, _ in new[len(old):] if kind == 1 and sender == i)
-    if isinstance(system, LcbSystem):
-        i = system.ranks[process]
-        old, new = before.procs[i].log, after.procs[i].log
-        return sum(1 for e in new[len(old):] if e[0] == "deliver" and e[1] == process)
-    raise UnsupportedSystem(f"cannot see the deliveries of {type(system).__name__}")
+def in_transit(system: HasChannels, state: Any) -> Mapping[Channel, tuple[Hashable, ...]]:
+    """The messages in transit per non-empty channel ``(src, dst)``, in sending order."""
+    return system.in_transit(state)
+
+
+def sent_by(system: HasChannels, before: Any, after: Any) -> dict[Channel, tuple[Hashable, ...]]:
+    """The messages the step from ``before`` to ``after`` appended to each channel."""
+    return step_sends(system, before, after)
+
+
+def _delivered_sender(event: Any) -> str | None:
+    """The sender of a delivery event of either recorder format (``Event(kind, MsgId)``
+    of the G-fisheye broadcast's logs, ``("deliver", sender, m)`` of the localized
+    broadcast's), or None for another event."""
+    if not event or event[0] != "deliver":
+        return None
+    who = event[1]
+    return who if isinstance(who, str) else who.sender
+
+
+def own_deliveries(system: Any, state: Any, process: str) -> int:
+    """How many of ``process``'s own broadcasts ``process`` has delivered in ``state``."""
+    log = system.delivery_logs(state).get(process, ())
+    return sum(1 for e in log if _delivered_sender(e) == process)

@@ -26,8 +26,8 @@ delay function.
 
 A **read** returns when its ``op`` step ends.  A **write** returns when the step that
 delivers its own message at its writer ends (Algorithm 2, line 11; seen through
-:func:`.adapter.own_deliveries`).  Which messages a step sent is seen by comparing the
-channels before and after it (:func:`.adapter.channel_contents`).
+:func:`.adapter.own_deliveries`).  Which messages a step sent, and which are still in
+transit, is seen through the system's channels (:mod:`.adapter`).
 """
 
 from __future__ import annotations
@@ -132,14 +132,14 @@ def simulate(system: Any, plan: Mapping[str, Sequence[PlannedOp]], delay: Delay,
     """Run ``system`` in simulated time; ``plan[p]`` are p's operations, in the order of
     p's program in the system, with their arrival times."""
     procs: tuple[str, ...] = tuple(system.processes)
-    n = len(procs)
-    index = {p: i for i, p in enumerate(procs)}
+    channels = adapter.require_channels(system)
     state = system.initial()
-    chans = adapter.channel_contents(system, state)
-    # mirror[c]: (message, arrival) for the messages of channel c, in channel order
-    mirror: list[list[tuple[Any, float]]] = [[] for _ in range(n * n)]
+    transit = adapter.in_transit(channels, state)
+    # mirror[(src, dst)]: (message, arrival) for the messages in transit, in channel order
+    mirror: dict[tuple[str, str], list[tuple[Any, float]]] = {}
     busy = dict.fromkeys(procs, 0.0)
     ops_done = dict.fromkeys(procs, 0)
+    own = dict.fromkeys(procs, 0)  # own messages delivered so far, per process
     invoked: dict[tuple[str, int], float] = {}
     returned: dict[tuple[str, int], float] = {}
     waiting: dict[str, list[int]] = {p: [] for p in procs}  # invoked writes not yet returned
@@ -157,7 +157,7 @@ def simulate(system: Any, plan: Mapping[str, Sequence[PlannedOp]], delay: Delay,
             if s.kind == "op":
                 t = max(plan[p][ops_done[p]].arrival_ms, busy[p])
             elif s.kind == "recv":
-                chan = mirror[index[s.src] * n + index[p]]
+                chan = mirror.get((s.src, p))
                 if s.detail or not chan:
                     raise SimulationError(f"step {s}: the simulator models FIFO channels only")
                 t = max(chan[0][1], busy[p])
@@ -186,15 +186,18 @@ def simulate(system: Any, plan: Mapping[str, Sequence[PlannedOp]], delay: Delay,
                 waiting[p].append(j)
             else:
                 returned[(p, j)] = end
-        if waiting[p]:
-            for _ in range(adapter.own_deliveries(system, before, state, p)):
+        if waiting[p] and step.kind != "recv":
+            count = adapter.own_deliveries(system, state, p)
+            for _ in range(count - own[p]):
                 returned[(p, waiting[p].pop(0))] = end
-        new = adapter.channel_contents(system, state)
-        if new is not chans:
-            for c in range(n * n):
-                if new[c] is not chans[c] and new[c] != chans[c]:
-                    _reconcile(mirror, c, new[c], procs[c // n], procs[c % n], end, delay, sent)
-            chans = new
+            own[p] = count
+        after = adapter.in_transit(channels, state)
+        if after != transit:
+            sends = adapter.sent_by(channels, before, state)
+            for ch in sorted(set(transit) | set(after)):
+                if transit.get(ch) != after.get(ch):
+                    _reconcile(mirror, ch, after.get(ch, ()), sends.get(ch, ()), end, delay, sent)
+            transit = after
         if progress is not None and len(schedule) % progress_every == 0:
             progress(now, len(schedule))
     else:
@@ -213,24 +216,33 @@ def simulate(system: Any, plan: Mapping[str, Sequence[PlannedOp]], delay: Delay,
                   max([now + processing_ms, *returned.values()]) if schedule else 0.0, state, complete)
 
 
-def _reconcile(mirror: list[list[tuple[Any, float]]], c: int, new: tuple[Any, ...], src: str, dst: str,
-               send_ms: float, delay: Delay, sent: list[SentMessage]) -> None:
-    """Match channel ``c``'s new contents against the mirror: the messages still there
-    keep their arrival times (some may have been received or dropped), the new suffix is
-    what the step sent (FIFO: never arriving before the message ahead of it)."""
-    old = mirror[c]
+def _reconcile(mirror: dict[tuple[str, str], list[tuple[Any, float]]], ch: tuple[str, str],
+               now_in: tuple[Any, ...], new: tuple[Any, ...], send_ms: float, delay: Delay,
+               sent: list[SentMessage]) -> None:
+    """Channel ``ch`` now holds ``now_in``, whose last ``len(new)`` messages the step sent
+    (FIFO: appended at the end).  The others were there before and keep their arrival
+    times (the step may have received or dropped some); each new message arrives after
+    its delay, never before the message ahead of it."""
+    src, dst = ch
+    old = mirror.get(ch, [])
     out: list[tuple[Any, float]] = []
     i = 0
-    for msg in new:
+    for msg in now_in[:len(now_in) - len(new)]:
         while i < len(old) and old[i][0] != msg:
             i += 1
-        if i < len(old):
-            out.append(old[i])
-            i += 1
-            continue
+        if i == len(old):
+            raise SimulationError(f"channel {src}->{dst}: a message appeared that the step did not send")
+        out.append(old[i])
+        i += 1
+    if tuple(now_in[len(now_in) - len(new):]) != tuple(new):
+        raise SimulationError(f"channel {src}->{dst}: the step's messages are not at the end (not FIFO)")
+    for msg in new:
         arrival = send_ms + delay(src, dst)
         if out:
             arrival = max(arrival, out[-1][1])
         out.append((msg, arrival))
         sent.append(SentMessage(src, dst, message_kind(msg), wire_size(msg), send_ms, arrival))
-    mirror[c] = out
+    if out:
+        mirror[ch] = out
+    else:
+        mirror.pop(ch, None)
