@@ -4,6 +4,9 @@ staleness of reads.
 * **Latency** of an operation: from its invocation to its return (:class:`.simulator.OpTiming`);
   the distribution is summarised by its count, median, 95th and 99th percentiles (numpy's
   linear interpolation between order statistics) and maximum.
+* **Response time** of an operation: from its *issue* (its arrival in the workload) to its
+  return: the latency plus the time it waited for its process, blocked by an earlier
+  write (Algorithm 2 line 4).  What a client sees when writes are slower than arrivals.
 * **Messages and bytes per operation**: every protocol message sent during the run (a
   broadcast to n - 1 processes counts n - 1 messages), divided by the number of
   operations that returned.
@@ -90,6 +93,7 @@ def summary(run: SimRun) -> dict[str, Any]:
         "operations": n_ops,
         "reads": Distribution.of(latencies(ops, "r")).to_json(),
         "writes": Distribution.of(latencies(ops, "w")).to_json(),
+        "response": Distribution.of(o.returned_ms - o.issued_ms for o in ops).to_json(),
         "per_process": {p: {"reads": Distribution.of(latencies(ops, "r", p)).to_json(),
                             "writes": Distribution.of(latencies(ops, "w", p)).to_json()}
                         for p in run.processes},

@@ -66,7 +66,7 @@ def plot_compare(reports: Mapping[str, LatencyReport], out: str, title: str = ""
         _cdf(ax1, _floor(latencies(rep.run.ops, "w")), name)
         _cdf(ax2, staleness(rep.run.ops), name)
     ax1.set_xscale("log")
-    ax1.set_xlabel("write latency (ms, log scale; 0 drawn at 0.01)")
+    ax1.set_xlabel("write latency (ms, log scale)")
     ax1.set_ylabel("fraction of writes")
     ax1.set_title("writes (reads are local: one processing step in every graph)")
     ax2.set_xlabel("staleness of reads (ms)")
@@ -83,7 +83,7 @@ def plot_compare(reports: Mapping[str, LatencyReport], out: str, title: str = ""
 
 
 def plot_sweep(xs: Sequence[float], series: Mapping[str, Sequence[float | None]], out: str, *,
-               xlabel: str, ylabel: str, title: str = "", logy: bool = False,
+               xlabel: str, ylabel: str, title: str = "", logx: bool = False, logy: bool = False,
                bands: Mapping[str, Sequence[float | None]] | None = None) -> None:
     """One line per series against ``xs`` (``bands``: an upper value per point, drawn as
     a dashed line of the same colour, e.g. the 95th percentile over a median)."""
@@ -95,8 +95,10 @@ def plot_sweep(xs: Sequence[float], series: Mapping[str, Sequence[float | None]]
             up = [(x, y) for x, y in zip(xs, bands[name], strict=True) if y is not None]
             ax.plot([x for x, _ in up], [y for _, y in up], linestyle="--", color=line.get_color(),
                     alpha=0.7, label=f"{name} (p95)")
+    if logx:
+        ax.set_xscale("log")
     if logy:
-        ax.set_yscale("symlog", linthresh=1.0)
+        ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
