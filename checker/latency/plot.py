@@ -58,26 +58,28 @@ def plot_run(report: LatencyReport, out: str) -> None:
     plt.close(fig)
 
 
-def plot_compare(reports: Mapping[str, LatencyReport], out: str, title: str = "") -> None:
-    """Several graphs on the same deployment and workload: write latency CDF per graph
-    (left) and staleness CDF per graph (right)."""
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for name, rep in reports.items():
-        _cdf(ax1, _floor(latencies(rep.run.ops, "w")), name)
-        _cdf(ax2, staleness(rep.run.ops), name)
+def plot_compare(reports: Mapping[str, Sequence[LatencyReport]], out: str, title: str = "") -> None:
+    """Several graphs on the same deployment and workload, each with one or more runs
+    (seeds) pooled: write latency CDF per graph (left) and staleness CDF (right)."""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.6))
+    for name, reps in reports.items():
+        _cdf(ax1, _floor([x for r in reps for x in latencies(r.run.ops, "w")]), name)
+        _cdf(ax2, [x for r in reps for x in staleness(r.run.ops)], name)
     ax1.set_xscale("log")
     ax1.set_xlabel("write latency (ms, log scale)")
     ax1.set_ylabel("fraction of writes")
-    ax1.set_title("writes (reads are local: one processing step in every graph)")
+    ax1.set_title("writes (reads are local: one processing step in every graph)", fontsize=10)
     ax2.set_xlabel("staleness of reads (ms)")
     ax2.set_ylabel("fraction of reads")
-    ax2.set_title("staleness of reads")
+    ax2.set_title("staleness of reads", fontsize=10)
     for ax in (ax1, ax2):
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8, loc="lower right")
+    handles, labels = ax1.get_legend_handles_labels()
+    fig.legend(handles, [lb.split(" (n=")[0] for lb in labels], loc="lower center", ncol=len(labels),
+               fontsize=9, frameon=False)
     if title:
         fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(out, dpi=110)
     plt.close(fig)
 
