@@ -173,3 +173,45 @@ def test_cli_bad_input_is_one_line_and_status_2(capsys, tmp_path, args, message)
     assert main(args) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_plots_of_comparisons_and_sweeps(tmp_path):
+    from fisheye.checker.latency import run_latency
+    from fisheye.checker.latency.plot import plot_compare, plot_sweep
+
+    cfg = parse_config({**BASE, "duration_s": 0.3})
+    reps = {g: [run_latency(cfg, g, seed=s, models=()) for s in (0, 1)] for g in ("empty", "complete")}
+    plot_compare(reps, str(tmp_path / "c.png"), title="t")
+    plot_sweep([1, 2, 4], {"a": [1.0, None, 3.0]}, str(tmp_path / "s.png"), xlabel="x", ylabel="y",
+               logx=True, logy=True, bands={"a": [2.0, 3.0, None]})
+    for name in ("c.png", "s.png"):
+        assert (tmp_path / name).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_progress_reports_increasing_simulated_time():
+    from fisheye.checker.latency.run import delay_function
+    from fisheye.checker.latency.simulator import simulate
+    from fisheye.checker.latency.systems import build_system
+
+    seen: list[tuple[float, int]] = []
+    cfg = parse_config({**BASE, "duration_s": 1})
+    plan = generate(cfg)
+    system = build_system("toco", resolve_graph(cfg), plan)
+    run = simulate(system, plan, delay_function(cfg), processing_ms=0.05,
+                   progress=lambda t, n: seen.append((t, n)), progress_every=10)
+    assert len(seen) == len(run.schedule) // 10 > 3
+    assert [n for _, n in seen] == list(range(10, 10 * len(seen) + 1, 10))
+    assert [t for t, _ in seen] == sorted(t for t, _ in seen) and seen[-1][0] > 0
+
+
+def test_the_sweep_script_replaces_only_the_tables(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("latency_sweeps", EXAMPLES.parent.parent / "bench"
+                                                  / "latency_sweeps.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    doc = tmp_path / "latency.md"
+    doc.write_text("prose\n<!-- table:a -->\nold\n<!-- /table:a -->\nmore prose\n")
+    assert mod.replace_tables(doc, {"a": "| new |", "b": "x"}) == ["b"]
+    assert doc.read_text() == "prose\n<!-- table:a -->\n| new |\n<!-- /table:a -->\nmore prose\n"

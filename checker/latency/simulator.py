@@ -26,8 +26,12 @@ delay function.
 
 A **read** returns when its ``op`` step ends.  A **write** returns when the step that
 delivers its own message at its writer ends (Algorithm 2, line 11; seen through
-:func:`.adapter.own_deliveries`).  Which messages a step sent, and which are still in
-transit, is seen through the system's channels (:mod:`.adapter`).
+:func:`.adapter.own_deliveries`).  In both systems a delivery is a ``deliver`` step (the
+background task of Algorithm 1, lines 18-31; the URB delivery rule under the localized
+broadcast), so the delivery log is looked at after those steps only; a write that never
+returned would be missing from the run's operations, which the tests rule out.  Which
+messages a step sent, and which are still in transit, is seen through the system's
+channels (:mod:`.adapter`).
 """
 
 from __future__ import annotations
@@ -186,7 +190,7 @@ def simulate(system: Any, plan: Mapping[str, Sequence[PlannedOp]], delay: Delay,
                 waiting[p].append(j)
             else:
                 returned[(p, j)] = end
-        if waiting[p] and step.kind != "recv":
+        if waiting[p] and step.kind == "deliver":  # deliveries happen in deliver steps only
             count = adapter.own_deliveries(system, state, p)
             for _ in range(count - own[p]):
                 returned[(p, waiting[p].pop(0))] = end
