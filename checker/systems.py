@@ -108,3 +108,22 @@ def make(name: str, request: SystemRequest) -> System[Any]:
         raise ValueError(f"system {name!r}: its info.algorithm is {system.info.algorithm!r}; a system "
                          "must record the name it was made under (SystemRequest.system)")
     return system
+
+
+def context(name: str, request: SystemRequest, *, reduction: str = "auto",
+            prune_deviations: bool = True) -> Any:
+    """The exploration context (:class:`fisheye.checker.explore.Context`) of the
+    system ``name``: the built-in ones as the explorer builds them (Algorithm 1's
+    quotient and transition model), any other one as its factory makes it."""
+    from .explore.expand import Context
+    from .explore.scenarios import make_context
+
+    if name in BUILTIN:
+        if request.scenario is None:
+            raise ValueError(f"{name} needs a scenario")
+        graph = request.graph if request.graph is not None else "paper"
+        return make_context(request.scenario, graph, level=request.level, algorithm=name,
+                            variant=request.variant or "corrected", network=request.network.value,
+                            mutant=request.mutant, crashes=request.crashes, reduction=reduction,
+                            prune_deviations=prune_deviations)
+    return Context(make(name, request), reduction=reduction, prune_deviations=prune_deviations)

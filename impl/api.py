@@ -265,6 +265,42 @@ def model_property(model: str) -> Property:
                     description=f"every complete history is {model}")
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """The properties judged at one terminal state: ``failed`` the ``always`` ones that
+    fail there (name, reason); ``held`` the ``sometimes`` ones that hold there (only at
+    the end of a complete run)."""
+
+    failed: tuple[tuple[str, str], ...] = ()
+    held: tuple[str, ...] = ()
+
+
+def judge(properties: Iterable[Property], state: Any, complete: bool) -> Judgement:
+    """Judge ``properties`` (those with a ``check``) at a terminal state."""
+    failed: list[tuple[str, str]] = []
+    held: list[str] = []
+    for p in properties:
+        if p.check is None:
+            continue
+        why = p.check(state, complete)
+        if p.expectation is Expectation.ALWAYS:
+            if why is not None:
+                failed.append((p.name, why))
+        elif complete and why is None:
+            held.append(p.name)
+    return Judgement(tuple(failed), tuple(held))
+
+
+def explorer_judged(properties: Iterable[Property]) -> tuple[Property, ...]:
+    """The properties an explorer judges with :func:`judge` at terminal states: the
+    ``always`` ones of kind ``protocol`` and every ``sometimes`` one with a check.  The
+    others it judges its own way: the model by the checker, deadlock freedom by the
+    kind of the terminal state, the broadcast properties with
+    :class:`ChecksBroadcast` when the system has it."""
+    return tuple(p for p in properties if p.check is not None and (
+        p.expectation is Expectation.SOMETIMES or p.kind is PropertyKind.PROTOCOL))
+
+
 class NamedViolation(Protocol):
     """A violated property of a run: ``prop`` is the property's name; ``str()`` says
     why (:class:`fisheye.spec.broadcast.BroadcastViolation`,
@@ -435,6 +471,18 @@ def replay(system: System[S], schedule: Sequence[Step]) -> S:
             raise ReplayError(f"step {i} ({step}) is not enabled")
         state = system.apply(state, step)
     return state
+
+
+def logs_as_json(logs: Mapping[str, Iterable[Any]]) -> dict[str, list[Any]]:
+    """Delivery logs in JSON form: the section 4.1 events as ``[kind, sender, seq]``,
+    any other event (a tuple) as a list."""
+    from fisheye.spec.broadcast import Event
+
+    def event(e: Any) -> Any:
+        if isinstance(e, Event):
+            return [e.kind, e.msg.sender, e.msg.seq]
+        return _jsonable(e)
+    return {p: [event(e) for e in log] for p, log in logs.items()}
 
 
 def step_sends(system: HasChannels[S], before: S, after: S) -> dict[Channel, tuple[Hashable, ...]]:

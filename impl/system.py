@@ -22,7 +22,7 @@ the process's next ``op``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fisheye.spec import broadcast as bspec
@@ -46,6 +46,7 @@ from .api import (
     model_property,
     some_complete_run,
 )
+from .api import logs_as_json as logs_as_json  # re-exported: the commands import it from here
 from .programs import SCENARIOS, Program, Read, Scenario, Write, parse_program, scenario
 from .toco import TOCOBC, Msg, Mutant, TocoConfig, TocoState, Variant, wire_id
 
@@ -366,7 +367,3 @@ def toco_factory(request: SystemRequest) -> TocoSystem | AbstractSystem:
         raise ValueError(f"unknown level {request.level!r} (expected protocol or abstract)")
     return make_system(request.scenario, request.graph, network=request.network,
                        variant=request.variant or Variant.CORRECTED, mutant=request.mutant)
-
-
-def logs_as_json(logs: Mapping[str, Iterable[bspec.Event]]) -> dict[str, list[list[Any]]]:
-    return {p: [[e.kind, e.msg.sender, e.msg.seq] for e in log] for p, log in logs.items()}
