@@ -25,11 +25,14 @@ the system's own order of ``enabled``), so a run is deterministic for a given pl
 delay function.
 
 A **read** returns when its ``op`` step ends.  A **write** returns when the step that
-delivers its own message at its writer ends (Algorithm 2, line 11; seen through
-:func:`.adapter.own_deliveries`).  In both systems a delivery is a ``deliver`` step (the
-background task of Algorithm 1, lines 18-31; the URB delivery rule under the localized
-broadcast), so the delivery log is looked at after those steps only; a write that never
-returned would be missing from the run's operations, which the tests rule out.  Which
+delivers its own message at its writer ends (Algorithm 2, line 11).  In both systems a
+delivery is a ``deliver`` step (the background task of Algorithm 1, lines 18-31; the URB
+delivery rule under the localized broadcast).  After such a step the simulator asks the
+step API whether the writer's next operation is enabled (it is exactly when the write has
+returned: a blocked process has no enabled operation); after the writer's last
+operation, having no next one, it counts the writer's own deliveries in its delivery log
+(:func:`.adapter.own_deliveries`).  A write that never returned would be missing from the
+run's operations, which the tests rule out.  Which
 messages a step sent, and which are still in transit, is seen through the system's
 channels (:mod:`.adapter`).
 """
@@ -143,7 +146,8 @@ def simulate(system: Any, plan: Mapping[str, Sequence[PlannedOp]], delay: Delay,
     mirror: dict[tuple[str, str], list[tuple[Any, float]]] = {}
     busy = dict.fromkeys(procs, 0.0)
     ops_done = dict.fromkeys(procs, 0)
-    own = dict.fromkeys(procs, 0)  # own messages delivered so far, per process
+    writes = dict.fromkeys(procs, 0)  # writes invoked so far, per process
+    probe: tuple[str, float] | None = None  # a deliver step that may have ended a write
     invoked: dict[tuple[str, int], float] = {}
     returned: dict[tuple[str, int], float] = {}
     waiting: dict[str, list[int]] = {p: [] for p in procs}  # invoked writes not yet returned
@@ -153,6 +157,11 @@ def simulate(system: Any, plan: Mapping[str, Sequence[PlannedOp]], delay: Delay,
     now = 0.0
     for _ in range(max_steps):
         steps = system.enabled(state)
+        if probe is not None:
+            q, t_end = probe
+            probe = None
+            if any(s.kind == "op" and s.process == q for s in steps):
+                returned[(q, waiting[q].pop(0))] = t_end
         if not steps:
             break
         best: tuple[float, int, int] | None = None
@@ -188,13 +197,16 @@ def simulate(system: Any, plan: Mapping[str, Sequence[PlannedOp]], delay: Delay,
             invoked[(p, j)] = now
             if plan[p][j].kind == "w":
                 waiting[p].append(j)
+                writes[p] += 1
             else:
                 returned[(p, j)] = end
         if waiting[p] and step.kind == "deliver":  # deliveries happen in deliver steps only
-            count = adapter.own_deliveries(system, state, p)
-            for _ in range(count - own[p]):
-                returned[(p, waiting[p].pop(0))] = end
-            own[p] = count
+            if ops_done[p] < len(plan[p]):
+                probe = (p, end)  # returned iff p's next operation is now enabled
+            else:
+                delivered = adapter.own_deliveries(system, state, p)
+                while waiting[p] and delivered > writes[p] - len(waiting[p]):
+                    returned[(p, waiting[p].pop(0))] = end
         after = adapter.in_transit(channels, state)
         if after != transit:
             sends = adapter.sent_by(channels, before, state)
