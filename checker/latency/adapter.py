@@ -7,9 +7,11 @@ A timed simulation needs two facts about each step besides the step API:
    (:class:`fisheye.impl.api.HasChannels`: ``in_transit(state)``, and
    :func:`fisheye.impl.api.step_sends`): each sent message gets a send time and an
    arrival time, and the messages still in transit keep theirs;
-2. **the writes a step completes** (:func:`own_deliveries`): Algorithm 2's write returns
-   when its own WRITE message is delivered at its writer (line 11 of Algorithm 2), seen in
-   the writer's delivery log (the step API's recorder ``delivery_logs``).
+2. **the writes a step completes**: Algorithm 2's write returns when its own WRITE
+   message is delivered at its writer (line 11 of Algorithm 2).  The simulator sees it
+   through ``enabled`` (the writer's next operation becomes enabled); for a process's
+   last operation, which has no next one, through the writer's delivery log (the step
+   API's recorder ``delivery_logs``, :func:`own_deliveries`).
 """
 
 from __future__ import annotations
