@@ -28,6 +28,7 @@ import os
 import re
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -155,7 +156,7 @@ def part_write_ratio(seeds: int, figdir: Path) -> dict[str, str]:
     mean_resp: dict[str, list[float | None]] = {g: [] for g, _ in graphs}
     rows = []
     for r in RATIOS:
-        cfg = base.with_(workload=base.workload.__class__(**{**base.workload.to_json(), "write_ratio": r}))
+        cfg = base.with_(workload=replace(base.workload, write_ratio=r))
         row = [f"{r:g}"]
         for name, g in graphs:
             p = runs(cfg, g, seeds)
