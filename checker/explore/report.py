@@ -22,6 +22,7 @@ from typing import Any
 
 from fisheye.impl.api import Expectation, Quotient, Step, System, explorer_judged
 from fisheye.spec.graph import ProximityGraph
+from fisheye.spec.hierarchy import instance, summarise, universe
 from fisheye.spec.history import History
 from fisheye.spec.models import Model
 
@@ -194,12 +195,28 @@ class ReportBuilder:
             "states_per_second": round(states / seconds) if seconds > 0 else None,
         }
         out["properties"] = self._properties(complete)
+        if self.model is not None:
+            out["model_hierarchy"] = self._hierarchy(complete)
         if stopped:
             out["stopped"] = stopped
         if extra:
             out.update(extra)
         return out
 
+
+    def _hierarchy(self, complete: bool) -> dict[str, Any]:
+        """What the model check implies by the model hierarchy (spec/hierarchy.py): a
+        violation of the model on the model graph is a violation of every stronger model
+        (``implied_violated``); a complete exploration with every history checked
+        consistent satisfies every weaker one (``implied_satisfied``)."""
+        assert self.model is not None
+        g = self.model_graph or self.graph
+        checked = instance(self.model.value, g)
+        violated = any(v.kind == "model" for v in self._violations.values())
+        all_ok = complete and not violated and not self.unknown_checks and bool(self._histories)
+        s = summarise([checked] if violated else [], [checked] if all_ok else [], universe(g))
+        return {"checked": str(checked), "implied_violated": [str(i) for i in s.implied_violated],
+                "implied_satisfied": [str(i) for i in s.implied_satisfied]}
 
     def _properties(self, complete: bool) -> list[dict[str, Any]]:
         """The system's properties judged here with their status: ``held`` or

@@ -29,17 +29,15 @@ from .workload import PlannedOp
 def build_system(algorithm: str, graph: ProximityGraph, plan: Mapping[str, Sequence[PlannedOp]], *,
                  variant: str = "corrected") -> Any:
     processes = graph.processes
+    progs: dict[str, list[Operation]] = {
+        p: [Write(o.register, o.value) if o.kind == "w" else Read(o.register) for o in plan[p]]
+        for p in processes}
     if algorithm == "toco":
-        progs: dict[str, list[Operation]] = {
-            p: [Write(o.register, o.value) if o.kind == "w" else Read(o.register) for o in plan[p]]
-            for p in processes}
         return make_system(Program.of(progs), graph, network="fifo", variant=variant)
     if algorithm == "lcb":
-        programs = {p: tuple(("w", o.register, o.value) if o.kind == "w" else ("r", o.register)
-                             for o in plan[p]) for p in processes}
         locality = {p: [q for q in processes if q != p] for p in processes}
-        return LcbSystem(processes, locality, MemoryApp(programs), network="fifo", urb_delivery="lazy",
-                         name="latency")
+        return LcbSystem(processes, locality, MemoryApp(Program.of(progs)), network="fifo",
+                         urb_delivery="lazy", name="latency")
     raise ValueError(f"unknown algorithm {algorithm!r} (expected toco or lcb)")
 
 
