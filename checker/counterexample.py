@@ -31,6 +31,7 @@ from fisheye.spec.history import History, HistoryError, parse_history
 from fisheye.spec.models import MODEL_NAMES
 
 DEADLOCK = "deadlock"
+ABSTRACT = "toco-spec"  # Algorithm 2 over the broadcast specification (no variant, no network)
 REQUIRED = ("history", "violates", "algorithm", "variant", "mutant", "network", "schedule")
 
 
@@ -39,9 +40,9 @@ class Counterexample:
     history: History
     violates: str
     algorithm: str
-    variant: str
+    variant: str | None      # None at the abstract level (no Algorithm 1)
     mutant: str | None
-    network: str
+    network: str | None      # None at the abstract level (no channels)
     schedule: tuple[Step, ...]
     system_graph: tuple[tuple[str, str], ...]
     scenario: str | None = None
@@ -76,8 +77,9 @@ class Counterexample:
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
 
-    def system(self):  # -> TocoSystem (or LcbSystem for algorithm "lcb")
-        if self.algorithm == "lcb":  # issue 8: the scenario's default localities, F = its crash steps
+    def system(self):  # -> TocoSystem, AbstractSystem ("toco-spec") or LcbSystem ("lcb")
+        """Rebuild the system the schedule runs on (:class:`ValueError` if it cannot be)."""
+        if self.algorithm == "lcb":  # the scenario's default localities, F = its crash steps
             from fisheye.impl.lcb import crashes_in, make_lcb_system
 
             return make_lcb_system(self.scenario or "", crashes=crashes_in(self.schedule),
@@ -86,6 +88,15 @@ class Counterexample:
         from fisheye.impl.system import make_system
 
         target: Any = self.scenario if self.scenario else parse_program(self.program or "")
+        if self.algorithm == ABSTRACT:
+            from fisheye.impl.abstract import AbstractSystem
+            from fisheye.impl.system import resolve_program
+
+            program, sc = resolve_program(target)
+            g = ProximityGraph.of(program.processes, list(self.system_graph))
+            return AbstractSystem(program, g, keep_logs=True, scenario=sc.name if sc else None)
+        if self.algorithm != "toco":
+            raise ValueError(f"unknown algorithm {self.algorithm!r} (expected toco, {ABSTRACT} or lcb)")
         return make_system(target, list(self.system_graph), network=self.network, variant=self.variant,
                            mutant=self.mutant)
 
@@ -115,9 +126,14 @@ def from_json(obj: Any, source: str | None = None) -> Counterexample:
     sg = obj.get("system_graph", obj["history"].get("graph") or [])
     if not isinstance(sg, list) or not all(isinstance(e, list) and len(e) == 2 for e in sg):
         raise bad("'system_graph' must be a list of edges [p, q]")
+    for key in ("algorithm", "variant", "network"):
+        if not isinstance(obj[key], str) and not (obj[key] is None and obj["algorithm"] == ABSTRACT):
+            raise bad(f"{key!r} must be a string")
+    if obj["mutant"] is not None and not isinstance(obj["mutant"], str):
+        raise bad("'mutant' must be a string or null")
     return Counterexample(
-        history=history, violates=obj["violates"], algorithm=str(obj["algorithm"]),
-        variant=str(obj["variant"]), mutant=obj["mutant"], network=str(obj["network"]),
+        history=history, violates=obj["violates"], algorithm=obj["algorithm"],
+        variant=obj["variant"], mutant=obj["mutant"], network=obj["network"],
         schedule=tuple(Step.from_json(s) for s in sched),
         system_graph=tuple((a, b) for a, b in sg), scenario=obj.get("scenario"),
         program=obj.get("program"), search=str(obj.get("search", "")), details=str(obj.get("details", "")),
@@ -157,13 +173,11 @@ def from_run(system: Any, schedule: Sequence[Step], violates: str, *, search: st
              explain: bool = True) -> Counterexample:
     """Replay ``schedule`` on ``system`` and record the counterexample (with the
     explanation data of a model violation)."""
-    from fisheye.impl.system import logs_as_json
-
     state = replay_schedule(system, schedule)
     h = system.history(state)
     if check_graph is not None:
         h = h.with_edges(check_graph.edges)
-    info = system.info
+    ident = identity(system)
     explanation = None
     if violates in MODEL_NAMES and explain:
         from .explain import explain as do_explain
@@ -171,17 +185,68 @@ def from_run(system: Any, schedule: Sequence[Step], violates: str, *, search: st
         g = ProximityGraph(h.processes, h.edges)
         explanation = do_explain(h, violates, g, schedule=[s.to_json() for s in schedule]).to_json()
     if violates == DEADLOCK and not details:
-        details = deadlock_details(system, state)
+        details = _logs_safely(lambda: deadlock_details(system, state), "")
     elif violates not in MODEL_NAMES and not details:
         found = [v for v in system.broadcast_violations(state, complete=system.is_final(state))
                  if v.prop == violates]
         details = str(found[0]) if found else ""
     return Counterexample(
-        history=h, violates=violates, algorithm=info.algorithm, variant=info.variant.value,
-        mutant=info.mutant.value if info.mutant else None, network=info.network.value,
-        schedule=tuple(schedule), system_graph=tuple(info.graph.edges), scenario=info.scenario,
-        program=None if info.scenario else str(system.program), search=search, details=details,
-        delivery_logs=logs_as_json(system.delivery_logs(state)), explanation=explanation)
+        history=h, violates=violates, schedule=tuple(schedule), search=search, details=details,
+        delivery_logs=logs_json(system, state),
+        explanation=explanation, **ident)
+
+
+def logs_json(system: Any, state: Any) -> dict[str, list[Any]]:
+    """The delivery logs as JSON: ``[kind, sender, seq]`` events (the toco systems), or
+    the events' text for a system whose events have another shape."""
+    from fisheye.impl.system import logs_as_json
+
+    logs = system.delivery_logs(state)
+    try:
+        return logs_as_json(logs)
+    except AttributeError:
+        return {p: [str(e) for e in log] for p, log in logs.items()}
+
+
+def _logs_safely(make: Any, default: Any) -> Any:
+    try:
+        return make()
+    except (AttributeError, TypeError):  # a system whose events have another shape
+        return default
+
+
+def replayable_system(system: Any) -> Any:
+    """The system a saved schedule replays on: the raw protocol behind a quotiented one,
+    an abstract system that keeps its delivery logs."""
+    system = getattr(system, "raw", system)
+    if getattr(system, "level", None) == "abstract" and not getattr(system, "keep_logs", True):
+        from fisheye.impl.abstract import AbstractSystem
+
+        return AbstractSystem(system.program, system.graph, keep_logs=True, scenario=system.scenario)
+    return system
+
+
+def identity(system: Any) -> dict[str, Any]:
+    """What names a system in a counterexample file: algorithm, variant, mutant, network,
+    the graph it ran with, its scenario or program."""
+    info = getattr(system, "info", None)
+    if info is not None:
+        return {"algorithm": info.algorithm, "variant": info.variant.value,
+                "mutant": info.mutant.value if info.mutant else None, "network": info.network.value,
+                "system_graph": tuple(info.graph.edges), "scenario": info.scenario,
+                "program": None if info.scenario else str(system.program)}
+    desc = system.describe()
+    scenario = desc.get("scenario")
+    program = getattr(system, "program", None)
+    if desc.get("algorithm") == ABSTRACT:
+        return {"algorithm": ABSTRACT, "variant": None, "mutant": None, "network": None,
+                "system_graph": tuple(system.graph.edges), "scenario": scenario,
+                "program": None if scenario else str(program)}
+    if desc.get("algorithm") == "lcb":
+        return {"algorithm": "lcb", "variant": desc.get("variant", "published"), "mutant": None,
+                "network": desc["network"], "system_graph": tuple(system.graph.edges), "scenario": scenario,
+                "program": None}
+    raise ValueError(f"cannot name the system {desc.get('algorithm')!r} in a counterexample file")
 
 
 # ---- replay -------------------------------------------------------------------------------
@@ -201,7 +266,7 @@ def replay(cx: Counterexample, *, engine: str = "auto") -> Replayed:
     except ReplayError as e:
         return Replayed(False, f"the schedule does not replay: {e}")
     if cx.violates == DEADLOCK:
-        if system.is_deadlock(state):
+        if not system.is_final(state) and not system.enabled(state):
             return Replayed(True, "the run deadlocks", state)
         return Replayed(False, "the replayed run does not deadlock", state)
     if cx.is_model:

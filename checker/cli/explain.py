@@ -124,9 +124,7 @@ def explain_property(cx: cxm.Counterexample, args: argparse.Namespace) -> int:
     schedule = [s.to_json() for s in cx.schedule]
     logs = cx.delivery_logs
     if res.state is not None:
-        from fisheye.impl.system import logs_as_json
-
-        logs = logs_as_json(cx.system().delivery_logs(res.state))
+        logs = cxm.logs_json(cx.system(), res.state)
     if args.json:
         print(json.dumps({"verdict": "violation" if res.ok else "not-reproduced", "violates": cx.violates,
                           "file": args.file, "details": res.message if res.ok else cx.details,

@@ -1,5 +1,15 @@
 """``fisheye explore SCENARIO ...``: every schedule of a scenario, with partial-order
-reduction (contract sections 3 and 4; issue 5).
+reduction (contract sections 3 and 4).
+
+An option that does not apply to the system explored is an error, never ignored: the
+variant, the mutant and the network semantics of Algorithm 1 at the abstract level
+(Algorithm 2 over the broadcast specification, no Algorithm 1 at all), the variant and
+the mutant with ``--algorithm lcb``, ``--crashes`` without it, ``--model-graph`` with
+``--model none``.  A program's default graph is the empty one (it has no paper graph).
+
+``--save DIR`` writes one counterexample file (contract section 5) per distinct
+violation listed in the report; ``fisheye explain`` and ``fisheye simulate --replay``
+read them as they are.
 
 Exit status: 0 complete and no violation, 1 violations found, 2 bad input, 3 cut short
 by a budget (or a history no engine could decide) before finding any violation.
@@ -9,45 +19,77 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
+from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
 
 MODELS = ("fisheye", "fisheye-2014", "sc", "cc", "none")
+DEFAULTS = {"level": "protocol", "algorithm": "toco", "variant": "corrected", "network": "fifo",
+            "crashes": 0, "model": "fisheye"}
+
+EPILOG = """examples:
+  fisheye explore paris-berlin-newyork                 # Figure 3 on the paper's graph
+  fisheye explore fig6 --level abstract --graph empty  # Figure 6 under causal consistency
+  fisheye explore 'p0: write(X,1); p1: a=read(X)'      # a program (its default graph is empty)
+  fisheye explore paris-berlin-newyork --variant published --graph empty --save out/
+  fisheye explore lcb3 --algorithm lcb --crashes 1
+The program syntax: docs/cli.md.  Exit status: 0 complete and no violation, 1 violations
+found, 2 bad input or usage, 3 cut short by a budget before finding any violation."""
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("explore", help="explore every schedule of a scenario (exhaustive, with "
                        "partial-order reduction)",
+                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
                        description="Explore every schedule of SCENARIO (paris-berlin-newyork, fig6, a "
-                       "program such as 'p0: write(X,1); p1: read(X)', or an lcb scenario with "
-                       "--algorithm lcb), check every complete run, report outcomes and violations.")
-    p.add_argument("scenario", metavar="SCENARIO")
-    p.add_argument("--graph", default="paper", help="empty, paper (default), complete, or p:q,r:s")
-    p.add_argument("--level", default="protocol", choices=("protocol", "abstract"),
+                       "program such as 'p0: write(X,1); p1: a=read(X)', or a localized causal "
+                       "broadcast scenario with --algorithm lcb), check the history of every complete "
+                       "run against a model, and report the outcomes and the violations.")
+    p.add_argument("scenario", metavar="SCENARIO",
+                   help="paris-berlin-newyork, fig6, a program 'p: op, op; q: ...', or an lcb scenario")
+    p.add_argument("--graph", default=None, metavar="GRAPH",
+                   help="paper (the default for a named scenario), empty (the default for a program), "
+                   "complete, or edges p:q,r:s")
+    p.add_argument("--level", default=None, choices=("protocol", "abstract"),
                    help="protocol: Algorithm 2 over Algorithm 1 over the network (default); abstract: "
-                   "Algorithm 2 over the broadcast specification")
-    p.add_argument("--algorithm", default="toco", choices=("toco", "lcb"))
-    p.add_argument("--variant", default="corrected", choices=("corrected", "published"))
-    p.add_argument("--network", default="fifo", choices=("fifo", "unordered"))
-    p.add_argument("--mutant", default=None, help="a mutant of Algorithm 1/2 (see fisheye simulate)")
-    p.add_argument("--crashes", type=int, default=0, metavar="F", help="at most F crashes (--algorithm lcb)")
-    p.add_argument("--model", default="fisheye", choices=MODELS,
+                   "Algorithm 2 over the broadcast specification (every delivery order it allows)")
+    p.add_argument("--algorithm", default=None, choices=("toco", "lcb"),
+                   help="toco: Algorithms 1 and 2 of the paper (default); lcb: the localized causal "
+                   "broadcast")
+    p.add_argument("--variant", default=None, choices=("corrected", "published"),
+                   help="Algorithm 1 as published in the paper or corrected (default; see "
+                   "docs/algorithm1-correction.md); protocol level only")
+    p.add_argument("--network", default=None, choices=("fifo", "unordered"),
+                   help="channel semantics (default fifo); protocol level only")
+    p.add_argument("--mutant", default=None, metavar="NAME",
+                   help="run a deliberately broken version of Algorithm 1 or 2 (names: fisheye "
+                   "simulate --help); protocol level only")
+    p.add_argument("--crashes", type=int, default=None, metavar="F",
+                   help="at most F processes crash (--algorithm lcb only; default 0)")
+    p.add_argument("--model", default=None, choices=MODELS,
                    help="model every complete history is checked against (default fisheye; none: no check)")
     p.add_argument("--model-graph", default=None, metavar="GRAPH",
                    help="graph of the model check (default: the run's graph)")
     p.add_argument("--reduction", default="auto", choices=("auto", "none", "stubborn", "process"),
-                   help="partial-order reduction (auto: the best the level supports; none: full search)")
+                   help="partial-order reduction: auto (the best the level supports, default), none "
+                   "(every interleaving), stubborn or process (docs/por.md)")
     p.add_argument("--full", action="store_true",
-                   help="also run the unreduced search and report its counts under 'full'")
+                   help="also run the search without reduction and report its counts under 'full'")
     p.add_argument("--no-prune", action="store_true",
-                   help="do not cut runs whose figure reads deviate (fig6)")
-    p.add_argument("--max-states", type=int, default=None, metavar="N")
-    p.add_argument("--timeout", type=float, default=None, metavar="S")
-    p.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+                   help="keep the runs whose reads deviate from the values a figure shows (fig6)")
+    p.add_argument("--max-states", type=int, default=None, metavar="N",
+                   help="stop after about N distinct states (exit 3 if nothing was found)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="stop after this many seconds (exit 3 if nothing was found)")
+    p.add_argument("--save", default=None, metavar="DIR",
+                   help="write one counterexample file per distinct violation into DIR (created if "
+                   "needed); each is accepted by fisheye explain and fisheye simulate --replay")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress display on stderr")
-    p.add_argument("--spark", action="store_true", help="explore on Spark (fisheye.checker.spark)")
+    p.add_argument("--spark", action="store_true", help="explore on Spark (local[*] unless --master)")
     p.add_argument("--master", default=None, metavar="URL", help="Spark master URL (with --spark)")
     p.add_argument("--partitions", type=int, default=None, metavar="N",
                    help="Spark partitions (with --spark)")
@@ -62,6 +104,53 @@ def _positive(name: str, v: float | int | None) -> None:
         raise UsageError(f"{name} must be positive")
 
 
+def _is_program(scenario: str) -> bool:
+    return ":" in scenario
+
+
+def check_applicable(args: argparse.Namespace) -> None:
+    """Options given explicitly that do not apply to the system explored are errors."""
+    given = {k for k in DEFAULTS if getattr(args, k) is not None}
+    if args.mutant is not None:
+        given.add("mutant")
+    algorithm = args.algorithm or "toco"
+    level = args.level or "protocol"
+
+    def no(opt: str, why: str) -> None:
+        raise UsageError(f"--{opt} does not apply {why}")
+
+    if algorithm == "lcb":
+        for opt in ("variant", "mutant"):
+            if opt in given:
+                no(opt, "to --algorithm lcb (it names a version of Algorithm 1 or 2)")
+        if level != "protocol":
+            no("level abstract", "to --algorithm lcb (the localized causal broadcast runs at the "
+               "protocol level only)")
+        if args.model is not None and args.model != "none":
+            no("model", "to --algorithm lcb (its runs are checked against the broadcast properties)")
+    else:
+        if "crashes" in given:
+            no("crashes", "to Algorithms 1 and 2, which assume no crash (use --algorithm lcb)")
+        if level == "abstract":
+            for opt in ("variant", "mutant", "network"):
+                if opt in given:
+                    no(opt, "at --level abstract (Algorithm 2 over the broadcast specification: no "
+                       "Algorithm 1, no channels)")
+    if args.model == "none" and args.model_graph is not None:
+        no("model-graph", "with --model none (no history is checked)")
+    if (args.master or args.partitions or args.parquet) and not args.spark:
+        raise UsageError("--master, --partitions and --parquet need --spark")
+    if args.no_prune and algorithm == "toco":
+        from fisheye.impl.system import resolve_program
+
+        try:
+            program, _ = resolve_program(args.scenario)
+        except ValueError:
+            return  # reported later, with the scenario names
+        if not any(getattr(op, "expect", None) is not None for ops in program.ops for op in ops):
+            no("no-prune", "here: no read of this scenario carries a figure's value (read(X)->v)")
+
+
 def run(args: argparse.Namespace) -> int:
     from fisheye.spec.graph import parse_graph_option
 
@@ -72,22 +161,33 @@ def run(args: argparse.Namespace) -> int:
     _positive("--max-states", args.max_states)
     _positive("--timeout", args.timeout)
     _positive("--partitions", args.partitions)
-    if args.crashes < 0:
+    if args.crashes is not None and args.crashes < 0:
         raise UsageError("--crashes must be >= 0")
-    if (args.master or args.partitions or args.parquet) and not args.spark:
-        raise UsageError("--master, --partitions and --parquet need --spark")
+    check_applicable(args)
+    opts = {k: (getattr(args, k) if getattr(args, k) is not None else v) for k, v in DEFAULTS.items()}
+    graph = args.graph
+    if graph is None:
+        graph = "empty" if _is_program(args.scenario) else "paper"
+    elif graph.strip() == "paper" and _is_program(args.scenario):
+        raise UsageError("--graph paper: a program has no paper graph (its default graph is empty; "
+                         "give edges p:q,r:s)")
+    if args.save is not None:
+        _prepare_dir(args.save)
+
+    def context(reduction: str) -> Any:
+        return make_context(args.scenario, graph, level=opts["level"], algorithm=opts["algorithm"],
+                            variant=opts["variant"], network=opts["network"], mutant=args.mutant,
+                            crashes=opts["crashes"], reduction=reduction, prune_deviations=not args.no_prune)
+
     try:
-        ctx = make_context(args.scenario, args.graph, level=args.level, algorithm=args.algorithm,
-                           variant=args.variant, network=args.network, mutant=args.mutant,
-                           crashes=args.crashes, reduction=args.reduction,
-                           prune_deviations=not args.no_prune)
+        ctx = context(args.reduction)
         model_graph = None
         if args.model_graph is not None:
             model_graph = parse_graph_option(args.model_graph, ctx.system.processes, ctx.system.graph.edges,
                                              source="--model-graph")
     except ValueError as e:
         msg = str(e)
-        if args.algorithm == "toco" and msg.startswith("unknown scenario"):
+        if opts["algorithm"] == "toco" and msg.startswith("unknown scenario"):
             from fisheye.impl.lcb import SCENARIOS as LCB_SCENARIOS
 
             if args.scenario in LCB_SCENARIOS:
@@ -95,14 +195,13 @@ def run(args: argparse.Namespace) -> int:
             else:
                 msg += f"; with --algorithm lcb: {', '.join(LCB_SCENARIOS)}"
         raise UsageError(msg) from None
-    model = None if args.model == "none" or not hasattr(ctx.system, "history") else args.model
-    level = "protocol" if args.algorithm == "lcb" else args.level
+    model = None if opts["model"] == "none" or not hasattr(ctx.system, "history") else opts["model"]
+    level = "protocol" if opts["algorithm"] == "lcb" else opts["level"]
     progress = None if args.quiet else Progress(label=f"explore {args.scenario} ({level})")
 
     def builder(c: Any) -> ReportBuilder:
         return ReportBuilder(c, level, engine="spark" if args.spark else "local", model=model,
-                             model_graph=model_graph,
-                             scenario=args.scenario)
+                             model_graph=model_graph, scenario=args.scenario)
 
     if args.spark:
         try:
@@ -117,12 +216,11 @@ def run(args: argparse.Namespace) -> int:
 
         report = explore(ctx, builder(ctx), max_states=args.max_states, timeout=args.timeout,
                          progress=progress)
+    report.setdefault("mutant", args.mutant)
     if args.full:
         from ..explore.engine import explore
 
-        full_ctx = make_context(args.scenario, args.graph, level=args.level, algorithm=args.algorithm,
-                                variant=args.variant, network=args.network, mutant=args.mutant,
-                                crashes=args.crashes, reduction="none", prune_deviations=not args.no_prune)
+        full_ctx = context("none")
         full = explore(full_ctx, builder(full_ctx), max_states=args.max_states, timeout=args.timeout,
                        progress=None if args.quiet else Progress(label="explore (full)"))
         report["full"] = {k: full[k] for k in ("complete", "states", "terminal_states", "histories",
@@ -130,39 +228,170 @@ def run(args: argparse.Namespace) -> int:
         report["full"]["outcomes_equal"] = full["outcomes"] == report["outcomes"]
         if full["complete"] and full["states"]:
             report["reduction_factor"] = round(full["states"] / report["states"], 2)
+    saved: list[str] = []
+    if args.save is not None and report["violations"]:
+        saved = save_counterexamples(ctx.system, report, args, model_graph)
+        report["saved"] = saved
     if args.json:
         json.dump(report, sys.stdout)
         sys.stdout.write("\n")
     else:
-        _print_text(report)
+        _print_text(report, args, saved)
     return exit_status(report)
 
 
-def _print_text(r: dict[str, Any]) -> None:
+# ---- counterexample files --------------------------------------------------------------------
+
+def _prepare_dir(path: str) -> None:
+    d = Path(path)
+    if d.exists() and not d.is_dir():
+        raise UsageError(f"--save {path}: not a directory")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"--save {path}: cannot create the directory ({e.strerror})") from None
+
+
+def _slug(text: str) -> str:
+    out = "".join(c if c.isalnum() or c in "-_" else "-" for c in text)
+    while "--" in out:
+        out = out.replace("--", "-")
+    return out.strip("-")[:40] or "program"
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The explore command that reproduces this report (for the files' ``search`` key)."""
+    parts = ["fisheye", "explore", args.scenario]
+    for opt in ("graph", "level", "algorithm", "variant", "network", "mutant", "crashes", "model",
+                "model_graph", "reduction"):
+        v = getattr(args, opt)
+        if v is not None and not (opt == "reduction" and v == "auto"):
+            parts += [f"--{opt.replace('_', '-')}", str(v)]
+    if args.no_prune:
+        parts.append("--no-prune")
+    return shlex.join(parts)
+
+
+def save_counterexamples(system: Any, report: dict[str, Any], args: argparse.Namespace,
+                         model_graph: Any) -> list[str]:
+    """One file per listed violation, named after the scenario, the property and a number."""
+    from fisheye.impl.api import Step
+    from fisheye.spec.graph import ProximityGraph
+
+    from .. import counterexample as cxm
+
+    raw = cxm.replayable_system(system)
+    stem = _slug(args.scenario if not _is_program(args.scenario) else "program")
+    check_graph = model_graph or ProximityGraph(raw.processes, raw.graph.edges)
+    out = []
+    for k, v in enumerate(report["violations"], 1):
+        steps = [Step.from_json(s) for s in v["schedule"]]
+        try:
+            cx = cxm.from_run(raw, steps, v["violates"], search=command_line(args), check_graph=check_graph,
+                              explain=False)
+        except (ValueError, RuntimeError) as e:
+            raise UsageError(f"--save: violation {k} cannot be written as a replayable file ({e})") from None
+        path = Path(args.save) / f"{stem}--{_slug(v['violates'])}--{k}.json"
+        try:
+            cx.save(path)
+        except OSError as e:
+            raise UsageError(f"--save: cannot write {path} ({e.strerror})") from None
+        out.append(str(path))
+    return out
+
+
+# ---- the text report ---------------------------------------------------------------------------
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
+def edges_text(edges: list[list[str]]) -> str:
+    return ", ".join(f"{a}:{b}" for a, b in edges) or "no edge"
+
+
+def system_text(r: dict[str, Any]) -> str:
+    alg = r.get("algorithm")
+    if alg == "lcb":
+        crashes = r.get("crashes") or 0
+        return (f"the localized causal broadcast, {r.get('network')} channels, "
+                f"at most {plural(crashes, 'crash', 'crashes')}")
+    if r["level"] == "abstract":
+        return "Algorithm 2 over the broadcast specification (every delivery order it allows)"
+    mut = f", mutant {r['mutant']}" if r.get("mutant") else ""
+    return f"Algorithm 2 over Algorithm 1 ({r.get('variant')}{mut}), {r.get('network')} channels"
+
+
+def history_lines(history: dict[str, Any], indent: str) -> list[str]:
+    from fisheye.spec.history import format_value
+
+    out = []
+    procs = history.get("processes") or list(history["history"])
+    for p in procs:
+        ops = history["history"].get(p, [])
+        text = ", ".join(f"r({reg})->{format_value(v)}" if k == "r" else f"w({reg},{format_value(v)})"
+                         for k, reg, v in ops)
+        out.append(f"{indent}{p}: {text or '-'}")
+    return out
+
+
+def violation_title(v: dict[str, Any]) -> str:
+    if v["kind"] == "deadlock":
+        return "deadlock: a run stops before the end with no step enabled"
+    if v["kind"] == "broadcast":
+        return f"broadcast property '{v['violates']}' violated by the delivery logs"
+    return f"the history of a complete run violates {v['violates']}"
+
+
+def _print_text(r: dict[str, Any], args: argparse.Namespace, saved: list[str]) -> None:
     w = sys.stdout.write
-    g = ", ".join(f"{a}-{b}" for a, b in r["graph"]) or "no edge"
-    w(f"{r['scenario']} [{r['level']} level, {r.get('algorithm')}, graph: {g}, "
-      f"reduction: {r['reduction']}]\n")
-    w(f"  {'complete' if r['complete'] else 'CUT SHORT: ' + str(r.get('stopped'))}: "
-      f"{r['states']:,} states, {r['terminal_states']:,} complete runs (distinct final states), "
-      f"{r['histories']:,} histories, {r['deadlocks']} deadlocks, in {r['seconds']} s\n")
+    w(f"{r['scenario']}: {system_text(r)}; graph {edges_text(r['graph'])}\n")
+    counts = (f"{plural(r['states'], 'state')}, {plural(r['terminal_states'], 'complete run')}, "
+              f"{plural(r['histories'], 'distinct history', 'distinct histories')}, "
+              f"{plural(r['deadlocks'], 'deadlock')}, in {r['seconds']} s")
+    if r["complete"]:
+        w(f"  every schedule explored: {counts}\n")
+    else:
+        w(f"  CUT SHORT ({r.get('stopped') or 'a budget ran out'}): {counts}\n")
     pr = r["pruned"]
     if pr["deviating_reads"] or pr["infeasible"]:
-        w(f"  pruned: {pr['deviating_reads']:,} states with a deviating figure read, "
-          f"{pr['infeasible']:,} infeasible under the specification\n")
+        w(f"  set aside: {plural(pr['deviating_reads'], 'state')} where a read returned another value "
+          f"than the figure's, {plural(pr['infeasible'], 'state')} the broadcast specification forbids\n")
     oc = r["outcomes"]
     if oc["reads"]:
         vals = "  ".join("(" + ", ".join(json.dumps(v) for v in row) + ")" for row in oc["values"])
         w(f"  outcomes of {', '.join(oc['reads'])}: {vals or 'none'}\n")
     if "full" in r:
         f = r["full"]
-        w(f"  full search: {f['states']:,} states, {f['terminal_states']:,} complete runs, "
-          f"{f['histories']:,} histories ({'complete' if f['complete'] else 'cut short'}); "
-          f"reduction factor {r.get('reduction_factor')}\n")
-    if r["violations_total"]:
-        w(f"  {r['violations_total']} violation(s):\n")
-        for v in r["violations"][:10]:
-            w(f"    {v['violates']} ({v['kind']}), shortest schedule {v['length']} steps, "
-              f"{v['runs']} run(s)\n")
-    else:
-        w(f"  no violation{' (model ' + r['model'] + ')' if r.get('model') else ''}\n")
+        done = "every schedule" if f["complete"] else "cut short"
+        w(f"  without reduction: {plural(f['states'], 'state')}, "
+          f"{plural(f['terminal_states'], 'complete run')}, "
+          f"{plural(f['histories'], 'distinct history', 'distinct histories')} "
+          f"({done}); reduction factor {r.get('reduction_factor')}\n")
+    if r.get("unknown_checks"):
+        w(f"  {plural(r['unknown_checks'], 'history', 'histories')} could not be decided (unknown)\n")
+    total = r["violations_total"]
+    if not total:
+        if not r["complete"]:
+            w("  nothing found before the cut: the search is incomplete, so this is NOT a pass\n")
+        elif r.get("unknown_checks"):
+            w("  no violation found, but some histories are undecided: NOT a pass\n")
+        else:
+            what = f"of {r['model']}" if r.get("model") else "(no model checked)"
+            w(f"  no violation {what}: every complete run is clean\n")
+        return
+    listed = r["violations"]
+    more = f" ({len(listed)} listed)" if len(listed) < total else ""
+    w(f"  {plural(total, 'distinct violation')}{more}:\n")
+    for k, v in enumerate(listed, 1):
+        steps = len(v["schedule"])
+        w(f"  [{k}] {violation_title(v)}; reached by {plural(v['runs'], 'run')}, the shortest with "
+          f"{plural(steps, 'step')}\n")
+        w("      history:\n")
+        for line in history_lines(v["history"], "        "):
+            w(line + "\n")
+        if saved:
+            w(f"      explain it: fisheye explain {shlex.quote(saved[k - 1])}\n")
+    if not saved:
+        w(f"  to explain them: add --save DIR to this command, then run fisheye explain on each file "
+          f"DIR/{_slug(r['scenario'] if not _is_program(args.scenario) else 'program')}--...json it writes\n")
