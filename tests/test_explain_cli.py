@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fisheye.checker.cli import main
-from fisheye.checker.explain import argument as explain_mod
+from fisheye.spec.models import Model
 from fisheye.checker.result import Verdict
 from fisheye.spec import paper
 
@@ -60,7 +60,13 @@ def test_consistent_history_exits_1(fig4, capsys):
 
 
 def test_unknown_check_exits_3(fig4, capsys, monkeypatch):
-    monkeypatch.setattr(explain_mod, "engine_decider", lambda *a, **k: (lambda h: Verdict.UNKNOWN))
+    import fisheye.checker.engines as engines
+    from fisheye.checker.result import CheckResult
+
+    def unknown(h, model, graph=None, **k):
+        return CheckResult(Verdict.UNKNOWN, Model(model), graph, "stub", message="gave up")
+
+    monkeypatch.setattr(engines, "check", unknown)
     assert main(["explain", str(fig4[0]), "--model", "fisheye"]) == 3
 
 

@@ -43,15 +43,6 @@ class ExplainError(RuntimeError):
         self.verdict = verdict
 
 
-def engine_decider(model: Model | str, graph: ProximityGraph, *, engine: str = "auto",
-                   timeout: float | None = None) -> Decide:
-    from ..engines import check
-
-    def decide(h: History) -> Verdict:
-        return check(h, model, graph, engine=engine, timeout=timeout).verdict
-    return decide
-
-
 # ---- minimal core -----------------------------------------------------------------------
 
 def sourceless_reads(history: History) -> list[Op]:
@@ -60,17 +51,14 @@ def sourceless_reads(history: History) -> list[Op]:
     return [r for r in history.reads if not candidate_sources(history, r)]
 
 
-def _removal(history: History, keep: set[int], u: int) -> set[int]:
-    """Removing ``u``: a write takes with it the reads it leaves without a source."""
-    rem = {u}
-    op = history.ops[u]
-    if op.is_write:
-        rest = history.restrict(sorted(keep - rem))
+def _removal(history: History, keep: set[int], u: int | set[int]) -> set[int]:
+    """Removing the operation ``u`` (or a set of them) from ``keep``: the removed writes
+    take with them the kept reads they leave without any possible source."""
+    rem = {u} if isinstance(u, int) else set(u)
+    if any(history.ops[x].is_write for x in rem):
         orig = sorted(keep - rem)
-        for r in sourceless_reads(rest):
-            o = history.ops[orig[r.uid]]
-            if o.register == op.register and o.vkey == op.vkey:
-                rem.add(o.uid)
+        rest = history.restrict(orig)
+        rem |= {orig[r.uid] for r in sourceless_reads(rest)}
     return rem
 
 
@@ -85,47 +73,102 @@ class Core:
     checks: int
 
 
-def minimal_core(history: History, decide: Decide) -> Core:
-    """Greedy deletion to a fixpoint, then a check of 1-minimality (see the module
-    docstring).  ``decide(h)`` is the verdict of the model on ``h``."""
+class OutOfTime(RuntimeError):
+    """The explanation's deadline passed."""
+
+
+Progress = Callable[[str], None]
+
+
+def _closed(history: History, keep: set[int]) -> set[int]:
+    """``keep`` plus, for each kept read left without any possible source, every write
+    that could be its source in ``history`` (so a candidate core never violates merely
+    because a source was cut away)."""
+    keep = set(keep)
+    while True:
+        order = sorted(keep)
+        sub = history.restrict(order)
+        missing = [history.ops[order[r.uid]] for r in sourceless_reads(sub)]
+        add: set[int] = set()
+        for r in missing:
+            add |= {s for s in candidate_sources(history, r) if s is not None}
+        if not add - keep:
+            return keep
+        keep |= add
+
+
+def certificate_seeds(history: History, cert_ops: Sequence[int]) -> list[set[int]]:
+    """Candidate cores grown from the operations an engine's certificate names, smallest
+    first: those operations; with every operation of their registers at their processes;
+    of their registers anywhere; of their processes."""
+    base = set(cert_ops)
+    if not base:
+        return []
+    regs = {history.ops[u].register for u in base}
+    procs = {history.ops[u].process for u in base}
+    levels = [base,
+              base | {op.uid for op in history.ops if op.register in regs and op.process in procs},
+              base | {op.uid for op in history.ops if op.register in regs},
+              base | {op.uid for op in history.ops if op.process in procs}]
+    out: list[set[int]] = []
+    for lv in levels:
+        c = _closed(history, lv)
+        if len(c) < len(history.ops) and c not in out:
+            out.append(c)
+    return out
+
+
+def minimal_core(history: History, decide: Decide, *, seeds: Sequence[set[int]] = (),
+                 progress: Progress | None = None) -> Core:
+    """A 1-minimal violating sub-history (see the module docstring).  ``decide(h)`` is the
+    model's verdict on ``h``; ``seeds`` are candidate cores (from an engine's certificate,
+    smallest first), tried before the whole history.  Deletion runs in halving chunks
+    (a few checks per kept operation, not one per operation of the history), then one
+    operation at a time to a fixpoint.  When ``decide`` raises :class:`OutOfTime`, the
+    violating set found so far is returned with ``minimal`` false."""
     checks = 0
+    say = progress or (lambda _m: None)
     bad = sourceless_reads(history)
     if bad:
-        keep = {bad[0].uid}
-    else:
-        keep = set(range(len(history.ops)))
-        if decide(history) is not Verdict.VIOLATION:
-            raise ExplainError("the history is not a violation", decide(history))
-        checks += 1
-        # whole processes first (cheap big steps), then single operations, to a fixpoint
-        for p in history.processes:
-            mine = {op.uid for op in history.ops if op.process == p} & keep
-            rem: set[int] = set()
-            for u in mine:
-                rem |= _removal(history, keep, u) if history.ops[u].is_write else {u}
-            if rem and rem != keep:
-                checks += 1
-                if decide(history.restrict(sorted(keep - rem))) is Verdict.VIOLATION:
-                    keep -= rem
-        changed = True
-        while changed:
+        return Core((bad[0].uid,), history.restrict([bad[0].uid]), True, 0)
+    keep = set(range(len(history.ops)))
+    try:
+        for seed in seeds:
+            checks += 1
+            if decide(history.restrict(sorted(seed))) is Verdict.VIOLATION:
+                keep = set(seed)
+                say(f"the certificate's operations give a violating set of {len(keep)} operations")
+                break
+        chunk = max(1, len(keep) // 2)
+        while True:
             changed = False
-            for u in sorted(keep, reverse=True):
-                if u not in keep:
-                    continue
-                rem = _removal(history, keep, u)
-                if rem == keep:
+            order = sorted(keep, reverse=True)
+            for i in range(0, len(order), chunk):
+                group = {u for u in order[i:i + chunk] if u in keep}
+                rem = _removal(history, keep, group) if group else set()
+                if not rem or rem >= keep:
                     continue
                 checks += 1
                 if decide(history.restrict(sorted(keep - rem))) is Verdict.VIOLATION:
                     keep -= rem
                     changed = True
+            if chunk > 1:
+                chunk = max(1, chunk // 2)
+                say(f"{len(keep)} operations left after {checks} checks")
+            elif not changed:
+                break
+    except OutOfTime:
+        uids = tuple(sorted(keep))
+        return Core(uids, history.restrict(uids), False, checks)
     minimal = True
-    for u in sorted(keep):
-        rem = _removal(history, keep, u)
-        checks += 1
-        if decide(history.restrict(sorted(keep - rem))) is not Verdict.CONSISTENT:
-            minimal = False
+    try:
+        for u in sorted(keep):
+            rem = _removal(history, keep, u)
+            checks += 1
+            if decide(history.restrict(sorted(keep - rem))) is not Verdict.CONSISTENT:
+                minimal = False
+    except OutOfTime:
+        minimal = False
     uids = tuple(sorted(keep))
     return Core(uids, history.restrict(uids), minimal, checks)
 
@@ -368,6 +411,59 @@ class Explanation:
         self._text_node(self.proof.root, numbering, lines, "")
         return "\n".join(lines)
 
+    def in_view(self, ctx: str, uid: int) -> bool:
+        """Whether operation ``uid`` belongs to the view ``ctx`` (``S_p``: p's operations
+        and every write; ``S``, ``~>H`` and the star order: every operation)."""
+        if not ctx.startswith("S:"):
+            return True
+        op = self.ops[uid]
+        return op.is_write or op.process == ctx[2:]
+
+    def contradiction_text(self, end: Leaf, numbering: dict[int, int]) -> str:
+        """The cycle closing a case, each step in the order it holds in.  A view ``S_p``
+        orders only p's operations and the writes: a stretch of the cycle through other
+        operations holds in ``~>H`` or the star order, which are transitive; it is first
+        composed into one ordering between two operations of the view (which the view
+        must respect), then the cycle is stated inside the view."""
+        facts = self.proof.facts  # type: ignore[union-attr]
+        cyc = list(end.cycle)
+        view = order_name(end.ctx)
+        outside = [f for f in cyc if not self.in_view(end.ctx, facts[f].lit.b)]
+        if not outside:
+            first = facts[cyc[0]]
+            chain = self.path_text(cyc[1:], numbering) if len(cyc) > 1 else ""
+            return (f"However, {self.lit_text(first.lit)} [{numbering[cyc[0]]}] while {chain}"
+                    f" in {view}: a contradiction!")
+        # rotate so that the cycle starts with an operation of the view
+        start = next(k for k, f in enumerate(cyc) if self.in_view(end.ctx, facts[f].lit.a))
+        cyc = cyc[start:] + cyc[:start]
+        composed: list[str] = []
+        steps: list[str] = []     # the cycle in the view: "< B [3]" or "<* D (from [..])"
+        k = 0
+        while k < len(cyc):
+            f = facts[cyc[k]]
+            if self.in_view(end.ctx, f.lit.b):
+                rel = "<*" if f.lit.ctx == "star" else "<"
+                steps.append(f"{rel} {self.n(f.lit.b)} [{numbering[cyc[k]]}]")
+                k += 1
+                continue
+            run = [cyc[k]]
+            k += 1
+            while k < len(cyc) and not self.in_view(end.ctx, facts[run[-1]].lit.b):
+                run.append(cyc[k])
+                k += 1
+            a, b = facts[run[0]].lit.a, facts[run[-1]].lit.b
+            star = any(facts[x].lit.ctx == "star" for x in run)
+            rel, order = ("<*", "the star order") if star else ("~>", "~>H")
+            parts = " and ".join(f"{self.lit_text(facts[x].lit)} [{numbering[x]}]" for x in run)
+            composed.append(f"{parts} give {self.n(a)} {rel} {self.n(b)} ({order} is transitive"
+                            + (" and contains ~>H" if star else "") + f"), which {view} respects since "
+                            f"{self.n(a)} and {self.n(b)} are both in {view}")
+            steps.append(f"{rel} {self.n(b)}")
+        head = self.n(facts[cyc[0]].lit.a)
+        return (f"However, {'; '.join(composed)}; so {head} " + " ".join(steps)
+                + f" in {view}: a contradiction!")
+
     def _text_node(self, node: Node, numbering: dict[int, int], lines: list[str], ind: str) -> None:
         facts = self.proof.facts  # type: ignore[union-attr]
         for f in node.facts:
@@ -378,11 +474,7 @@ class Explanation:
             lines.append(f"{ind}[{numbering[f]}] {self.lit_text(fact.lit)}, because {why}.")
         end = node.end
         if isinstance(end, Leaf):
-            cyc = end.cycle
-            first = facts[cyc[0]]
-            chain = self.path_text(cyc[1:], numbering) if len(cyc) > 1 else ""
-            lines.append(f"{ind}However, {self.lit_text(first.lit)} [{numbering[cyc[0]]}] while {chain}"
-                         f" in {order_name(end.ctx)}: a contradiction!")
+            lines.append(ind + self.contradiction_text(end, numbering))
             return
         lines.append(f"{ind}Next, {self.split_text(end.on)}.")
         for k, (fid, child) in enumerate(end.cases):
@@ -413,26 +505,67 @@ def _closure(facts: dict[int, Fact], ids: Sequence[int]) -> set[int]:
 
 def explain(history: History, model: Model | str, graph: ProximityGraph | None = None, *,
             decide: Decide | None = None, schedule: Sequence[Any] = (), budget: int = 20000,
-            engine: str = "auto", timeout: float | None = None) -> Explanation:
+            engine: str = "auto", timeout: float | None = None,
+            progress: Progress | None = None) -> Explanation:
     """Explain why ``history`` violates ``model`` on ``graph``: minimal core, names, proof.
-    Raises :class:`ExplainError` when the history is consistent or the check unknown."""
+
+    ``timeout`` bounds the whole explanation (every check and the proof search); when it
+    runs out before a violation is established, :class:`ExplainError` (unknown); after,
+    the core found so far is explained and marked not verified 1-minimal.  ``progress``
+    receives one line per stage.  Raises :class:`ExplainError` when the history is
+    consistent or the check unknown."""
+    import time
+
     model = Model(model)
     if graph is None:
         graph = ProximityGraph(history.processes, history.edges)
+    say = progress or (lambda _m: None)
+    deadline = None if timeout is None else time.monotonic() + timeout
+
+    def remaining() -> float | None:
+        if deadline is None:
+            return None
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise OutOfTime(f"the time limit ({timeout:g} s) ran out")
+        return left
+
+    seeds: list[set[int]] = []
     if decide is None:
-        decide = engine_decider(model, graph, engine=engine, timeout=timeout)
-    if not sourceless_reads(history):
-        verdict = decide(history)
-        if verdict is Verdict.CONSISTENT:
-            raise ExplainError(f"the history is consistent under {model.value}: nothing to explain", verdict)
-        if verdict is Verdict.UNKNOWN:
-            raise ExplainError(f"the check of {model.value} was inconclusive (unknown)", verdict)
-    core = minimal_core(history, decide)
+        from ..engines import check
+
+        def decide(h: History) -> Verdict:
+            res = check(h, model, graph, engine=engine, timeout=remaining())
+            if res.verdict is Verdict.UNKNOWN and deadline is not None and time.monotonic() >= deadline:
+                raise OutOfTime(f"the time limit ({timeout:g} s) ran out")
+            return res.verdict
+
+        if not sourceless_reads(history):
+            say(f"checking the history ({len(history.ops)} operations) against {model.value}")
+            try:
+                first = check(history, model, graph, engine=engine, timeout=remaining())
+            except OutOfTime as e:
+                raise ExplainError(str(e), Verdict.UNKNOWN) from None
+            _refuse(first.verdict, model)
+            if first.verdict is Verdict.UNKNOWN and deadline is not None and time.monotonic() >= deadline:
+                raise ExplainError(f"the time limit ({timeout:g} s) ran out", Verdict.UNKNOWN)
+            cert_ops = sorted({u for reason in first.certificate for u in reason.ops})
+            seeds = certificate_seeds(history, cert_ops)
+    elif not sourceless_reads(history):
+        _refuse(decide(history), model)
+    say("looking for a minimal core")
+    core = minimal_core(history, decide, seeds=seeds, progress=progress)
+    say(f"core: {len(core.uids)} operations after {core.checks} checks; building the argument")
     names = tuple(op_names(len(core.uids)))
     proof, unproved = None, ""
     if not sourceless_reads(core.history):
         try:
-            proof = prove(core.history, model, graph, budget=budget)
+            left = remaining()
+            proof = prove(core.history, model, graph, budget=budget,
+                          deadline=None if left is None else time.monotonic() + left)
+        except OutOfTime:
+            unproved = "the time limit ran out during the case analysis; the core is a violation by the " \
+                       "engines' verdict"
         except ProofBudget as e:
             unproved = (f"the case analysis exceeded its budget ({e}); the core is a violation by the "
                         "engines' verdict and 1-minimal as stated")
@@ -440,6 +573,13 @@ def explain(history: History, model: Model | str, graph: ProximityGraph | None =
             raise ExplainError(f"the prover finds the core consistent while the engines do not ({e}): "
                                "please report this disagreement", Verdict.UNKNOWN) from None
     return Explanation(history, model, graph, core, names, proof, tuple(schedule), unproved)
+
+
+def _refuse(verdict: Verdict, model: Model) -> None:
+    if verdict is Verdict.CONSISTENT:
+        raise ExplainError(f"the history is consistent under {model.value}: nothing to explain", verdict)
+    if verdict is Verdict.UNKNOWN:
+        raise ExplainError(f"the check of {model.value} was inconclusive (unknown)", verdict)
 
 
 # ---- independent verification ---------------------------------------------------------------
