@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from fisheye.checker.cli import main
-from fisheye.spec.models import Model
 from fisheye.checker.result import Verdict
 from fisheye.spec import paper
+from fisheye.spec.models import Model
 
 SVG = "{http://www.w3.org/2000/svg}"
 
