@@ -1,21 +1,24 @@
-"""``fisheye explain FILE [--model MODEL] [--graph GRAPH] [--svg OUT.svg] [--json]``
-(contract section 3, issue 7).
+"""``fisheye explain FILE [--model MODEL] [--graph GRAPH] [--svg OUT.svg] [--html OUT.html]
+[--timeout SECONDS] [--json]`` (contract sections 3 and 6).
 
 FILE is a history file, or a counterexample file (contract section 5) whose own
 ``violates`` model and history graph are the defaults.  Prints, for a violation, the
-minimal core, the Elle-style argument and a space-time diagram (``--json``: the data);
-for a counterexample, also the schedule as a numbered replay script.  A broadcast
-property violation or a deadlock is explained from the replayed run: which property,
-which messages, the delivery logs, the replay script.
+minimal core, the Elle-style argument and a space-time diagram of the core and its
+context (``--json``: the data); for a counterexample, also the schedule as a numbered
+replay script.  A broadcast property violation or a deadlock is explained from the
+replayed run: which property, which messages, the delivery logs, the replay script.
+Progress goes to stderr (``--quiet``: none); ``--timeout`` bounds the whole command.
 
 Exit status: 0 a violation was explained, 1 the history is consistent (nothing to
-explain), 2 bad input or usage, 3 the check was unknown (a budget ran out).
+explain; a counterexample that does not replay), 2 bad input or usage, 3 unknown (the
+time limit ran out, or a check was inconclusive, before a violation was established).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,19 +30,34 @@ from .. import counterexample as cxm
 from ..errors import UsageError
 from ..result import Verdict
 
+EPILOG = """examples:
+  fisheye explain examples/fig4.json --model fisheye
+  fisheye explain counterexamples/alg2-published-4p--fisheye-2014.json --html iriw.html
+  fisheye explain big.json --model cc --timeout 60 --svg core.svg
+Exit status: 0 a violation was explained, 1 the history is consistent (nothing to explain),
+2 bad input or usage, 3 unknown (the time limit ran out first).  'fisheye check' answers
+the verdict (0 consistent, 1 violation); 'explain' answers whether it could explain one."""
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("explain", help="explain why a history violates a model",
-                              description=__doc__)
+                              description="Explain, in plain words, why a history violates a model: a "
+                              "minimal core of operations, an argument that ends in a contradiction, and "
+                              "a space-time diagram.", epilog=EPILOG,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", metavar="FILE", help="history file or counterexample file")
     p.add_argument("--model", choices=MODEL_NAMES, default=None,
                    help="sc, cc, fisheye or fisheye-2014 (default: a counterexample's own)")
     p.add_argument("--graph", default="file", metavar="GRAPH",
                    help="empty, complete, file (the file's graph, default) or p:q,r:s")
     p.add_argument("--svg", metavar="OUT.svg", default=None, help="also write an SVG space-time diagram")
+    p.add_argument("--html", metavar="OUT.html", default=None,
+                   help="also write a self-contained HTML report (argument, diagram, history)")
     p.add_argument("--json", action="store_true", help="print the explanation as one JSON object")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                   help="budget of each consistency check (exit 3 when it runs out)")
+                   help="time limit of the whole command (exit 3 if it runs out before a violation "
+                   "is established; after, the core found so far is explained)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=run)
 
 
@@ -49,7 +67,28 @@ def replay_script(schedule: list[Any]) -> list[str]:
     return [f"{i + 1:3}. {Step.from_json(step)}" for i, step in enumerate(schedule)]
 
 
+def _progress(args: argparse.Namespace) -> Any:
+    if args.quiet:
+        return None
+    import time
+
+    start = time.monotonic()
+
+    def say(message: str) -> None:
+        print(f"explain [{time.monotonic() - start:6.1f} s] {message}", file=sys.stderr, flush=True)
+    return say
+
+
+def _write(path: str, text: str, what: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"{path}: cannot write the {what} ({e.strerror})") from None
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
     obj = read_json_file(args.file)
     cx = cxm.from_json(obj, args.file) if cxm.is_counterexample(obj) else None
     history = cx.history if cx else parse_history(obj, args.file)
@@ -60,8 +99,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         raise UsageError(f"{args.file}: --model is required for a history file")
     if cx is not None and model_name not in MODEL_NAMES:
-        if args.svg:
-            raise UsageError(f"{args.file}: --svg draws histories; this file violates {model_name!r}")
+        for opt in ("svg", "html"):
+            if getattr(args, opt):
+                raise UsageError(f"{args.file}: --{opt} draws histories; this file violates {model_name!r}")
         return explain_property(cx, args)
     graph = parse_graph_option(args.graph, history.processes, history.edges)
     model = Model(model_name)
@@ -69,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
 
     schedule = [s.to_json() for s in cx.schedule] if cx else []
     try:
-        exp = explain(history, model, graph, schedule=schedule, timeout=args.timeout)
+        exp = explain(history, model, graph, schedule=schedule, timeout=args.timeout,
+                      progress=_progress(args))
     except ExplainError as e:
         if args.json:
             print(json.dumps({"verdict": e.verdict.value, "model": model.value, "message": str(e)}))
@@ -79,10 +120,13 @@ def run(args: argparse.Namespace) -> int:
     if args.svg:
         from ..explain.svg import render as svg_render
 
-        try:
-            Path(args.svg).write_text(svg_render(exp), encoding="utf-8")
-        except OSError as e:
-            raise UsageError(f"{args.svg}: cannot write the SVG ({e.strerror})") from None
+        _write(args.svg, svg_render(exp), "SVG")
+    if args.html:
+        from ..explain.html import render as html_render
+
+        _write(args.html, html_render(exp, title=f"Why {Path(args.file).name} violates {model.value}",
+                                      found_by=_system_text(cx) if cx else "",
+                                      replay=replay_script(schedule) if cx else ()), "HTML report")
     if args.json:
         out = {"verdict": "violation", "model": model.value, "file": args.file, **exp.to_json()}
         if cx is not None:
@@ -104,9 +148,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _system_text(cx: cxm.Counterexample) -> str:
     what = cx.scenario or cx.program
-    g = ", ".join(f"{a}:{b}" for a, b in cx.system_graph) or "empty graph"
+    g = ", ".join(f"{a}:{b}" for a, b in cx.system_graph) or "no edge"
+    if cx.algorithm == cxm.ABSTRACT:
+        return f"Algorithm 2 over the broadcast specification, graph {g}, program {what}"
+    if cx.algorithm == "lcb":
+        return f"the localized causal broadcast, {cx.network} channels, graph {g}, scenario {what}"
     mut = f", mutant {cx.mutant}" if cx.mutant else ""
-    return f"{cx.algorithm} {cx.variant}{mut}, {cx.network} channels, graph {g}, program {what}"
+    return (f"Algorithm 2 over Algorithm 1 ({cx.variant}{mut}), {cx.network} channels, graph {g}, "
+            f"program {what}")
 
 
 def _cx_summary(cx: cxm.Counterexample) -> dict[str, Any]:
