@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from .plain import edges_text, history_lines, plural
 
 MODELS = ("fisheye", "fisheye-2014", "sc", "cc", "none")
 DEFAULTS = {"level": "protocol", "algorithm": "toco", "variant": "corrected", "network": "fifo",
@@ -302,14 +303,6 @@ def save_counterexamples(system: Any, report: dict[str, Any], args: argparse.Nam
 
 # ---- the text report ---------------------------------------------------------------------------
 
-def plural(n: int, one: str, many: str | None = None) -> str:
-    return f"{n:,} {one if n == 1 else (many or one + 's')}"
-
-
-def edges_text(edges: list[list[str]]) -> str:
-    return ", ".join(f"{a}:{b}" for a, b in edges) or "no edge"
-
-
 def system_text(r: dict[str, Any]) -> str:
     alg = r.get("algorithm")
     if alg == "lcb":
@@ -320,19 +313,6 @@ def system_text(r: dict[str, Any]) -> str:
         return "Algorithm 2 over the broadcast specification (every delivery order it allows)"
     mut = f", mutant {r['mutant']}" if r.get("mutant") else ""
     return f"Algorithm 2 over Algorithm 1 ({r.get('variant')}{mut}), {r.get('network')} channels"
-
-
-def history_lines(history: dict[str, Any], indent: str) -> list[str]:
-    from fisheye.spec.history import format_value
-
-    out = []
-    procs = history.get("processes") or list(history["history"])
-    for p in procs:
-        ops = history["history"].get(p, [])
-        text = ", ".join(f"r({reg})->{format_value(v)}" if k == "r" else f"w({reg},{format_value(v)})"
-                         for k, reg, v in ops)
-        out.append(f"{indent}{p}: {text or '-'}")
-    return out
 
 
 def violation_title(v: dict[str, Any]) -> str:

@@ -32,6 +32,7 @@ from fisheye.impl.system import TocoSystem, make_system
 from fisheye.impl.toco import Mutant, Variant
 
 from ..errors import UsageError
+from .plain import edges_text, history_lines
 
 EPILOG = """examples:
   fisheye simulate paris-berlin-newyork --seed 3
@@ -179,7 +180,7 @@ def report_run(system: Any, schedule: list[Step], state: Any, as_json: bool, *, 
         sys.stdout.write("\n")
         return status
     w = sys.stdout.write
-    graph = ", ".join(f"{a}:{b}" for a, b in system.graph.edges) or "no edge"
+    graph = edges_text(system.graph.to_json())
     if ident["algorithm"] == cxm.ABSTRACT:
         what = "Algorithm 2 over the broadcast specification"
     else:
@@ -193,8 +194,8 @@ def report_run(system: Any, schedule: list[Step], state: Any, as_json: bool, *, 
     for k, s in enumerate(schedule, 1):
         w(f"  {k:4d}. {s}\n")
     w("history:\n")
-    for p, ops in history.by_process.items():
-        w(f"  {p}: " + (", ".join(op.short() for op in ops) or "-") + "\n")
+    for line in history_lines(history.to_json(), "  "):
+        w(line + "\n")
     if outcome:
         w("outcome: " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in outcome.items()) + "\n")
     if deadlock:

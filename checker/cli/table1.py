@@ -81,7 +81,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Check every candidate value of x? and y? in Figure 6 under SC, CC and fisheye "
                     "(graph p-q, r-s) and print Table 1. Exit status: 0 reproduced, 1 not, 3 unknown.")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    p.add_argument("--engine", default="auto", choices=ENGINE_NAMES)
+    p.add_argument("--engine", default="auto", choices=ENGINE_NAMES,
+                   help="z3, direct or auto (default: the fastest that decides)")
     p.set_defaults(func=run)
 
 
