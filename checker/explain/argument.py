@@ -393,7 +393,7 @@ class Explanation:
 
     def text(self) -> str:
         lines = [f"The history violates {self.model.value}"
-                 + (f" for the graph {self.graph.describe()}" if self.model.uses_graph else "") + "."]
+                 + (f" for the proximity graph {self.graph_text()}" if self.model.uses_graph else "") + "."]
         lines.append(f"Minimal core: {len(self.core.uids)} of {len(self.history.ops)} operations"
                      + ("" if self.core.minimal else " (NOT verified 1-minimal)") + ".")
         lines.append("Let:")
@@ -410,6 +410,9 @@ class Explanation:
         numbering = self._numbering()
         self._text_node(self.proof.root, numbering, lines, "")
         return "\n".join(lines)
+
+    def graph_text(self) -> str:
+        return ", ".join(f"{a}:{b}" for a, b in self.graph.edges) or "with no edge"
 
     def in_view(self, ctx: str, uid: int) -> bool:
         """Whether operation ``uid`` belongs to the view ``ctx`` (``S_p``: p's operations
@@ -434,8 +437,15 @@ class Explanation:
             chain = self.path_text(cyc[1:], numbering) if len(cyc) > 1 else ""
             return (f"However, {self.lit_text(first.lit)} [{numbering[cyc[0]]}] while {chain}"
                     f" in {view}: a contradiction!")
+        starts = [k for k, f in enumerate(cyc) if self.in_view(end.ctx, facts[f].lit.a)]
+        if not starts:   # no operation of the view: the cycle lies in ~>H or the star order
+            star = any(facts[f].lit.ctx == "star" for f in cyc)
+            rel, order = ("<*", "the star order") if star else ("~>", "~>H")
+            chain = " ".join([self.n(facts[cyc[0]].lit.a)]
+                             + [f"{rel} {self.n(facts[f].lit.b)} [{numbering[f]}]" for f in cyc])
+            return f"However, {chain} in {order}: a contradiction!"
         # rotate so that the cycle starts with an operation of the view
-        start = next(k for k, f in enumerate(cyc) if self.in_view(end.ctx, facts[f].lit.a))
+        start = starts[0]
         cyc = cyc[start:] + cyc[:start]
         composed: list[str] = []
         steps: list[str] = []     # the cycle in the view: "< B [3]" or "<* D (from [..])"
