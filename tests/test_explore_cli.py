@@ -108,7 +108,6 @@ def test_lcb_scenario_without_algorithm_lcb_says_what_to_add(capsys):
     (["fig6", "--crashes", "0"], "--crashes does not apply"),
     (["lcb3", "--algorithm", "lcb", "--variant", "published"], "--variant does not apply"),
     (["lcb3", "--algorithm", "lcb", "--level", "abstract"], "does not apply"),
-    (["lcb3", "--algorithm", "lcb", "--model", "sc"], "--model does not apply"),
     (["fig6", "--model", "none", "--model-graph", "empty"], "--model-graph does not apply"),
     (["p0: write(X,1); p1: read(X)", "--no-prune"], "--no-prune does not apply"),
     (["p0: write(X,1); p1: read(X)", "--graph", "paper"], "no paper graph"),

@@ -127,8 +127,6 @@ def check_applicable(args: argparse.Namespace) -> None:
         if level != "protocol":
             no("level abstract", "to --algorithm lcb (the localized causal broadcast runs at the "
                "protocol level only)")
-        if args.model is not None and args.model != "none":
-            no("model", "to --algorithm lcb (its runs are checked against the broadcast properties)")
     else:
         if "crashes" in given:
             no("crashes", "to Algorithms 1 and 2, which assume no crash (use --algorithm lcb)")
@@ -218,6 +216,8 @@ def run(args: argparse.Namespace) -> int:
         report = explore(ctx, builder(ctx), max_states=args.max_states, timeout=args.timeout,
                          progress=progress)
     report.setdefault("mutant", args.mutant)
+    if opts["algorithm"] == "lcb":
+        report.setdefault("crashes", opts["crashes"])
     if args.full:
         from ..explore.engine import explore
 
