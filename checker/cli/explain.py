@@ -64,7 +64,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def replay_script(schedule: list[Any]) -> list[str]:
     from fisheye.impl.api import Step
 
-    return [f"{i + 1:3}. {Step.from_json(step)}" for i, step in enumerate(schedule)]
+    from .plain import step_text
+
+    return [f"{i + 1:3}. {step_text(Step.from_json(step))}" for i, step in enumerate(schedule)]
 
 
 def _progress(args: argparse.Namespace) -> Any:

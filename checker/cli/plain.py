@@ -25,3 +25,17 @@ def history_lines(history: dict[str, Any], indent: str) -> list[str]:
                          for k, reg, v in ops)
         out.append(f"{indent}{p}: {text or '-'}")
     return out
+
+
+def step_text(step: Any) -> str:
+    """A step of a schedule: ``op p`` (p's next operation), ``recv p <- q`` (a message from
+    q's channel), ``deliver p`` (one delivery round), ``deliver p <- q#0`` (q's first
+    broadcast delivered at p, at the abstract level), ``crash p``."""
+    s = f"{step.kind} {step.process}"
+    if step.src is not None:
+        s += f" <- {step.src}"
+    if not step.detail:
+        return s
+    if step.src is not None and len(step.detail) == 1 and isinstance(step.detail[0], int):
+        return s + f"#{step.detail[0]}"
+    return s + " (" + ", ".join(str(d) for d in step.detail) + ")"

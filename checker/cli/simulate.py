@@ -32,7 +32,7 @@ from fisheye.impl.system import TocoSystem, make_system
 from fisheye.impl.toco import Mutant, Variant
 
 from ..errors import UsageError
-from .plain import edges_text, history_lines
+from .plain import edges_text, history_lines, step_text
 
 EPILOG = """examples:
   fisheye simulate paris-berlin-newyork --seed 3
@@ -192,7 +192,7 @@ def report_run(system: Any, schedule: list[Step], state: Any, as_json: bool, *, 
         w(f"replaying {extra['replayed']} (recorded violation: {extra['violates']})\n")
     w(f"schedule ({len(schedule)} steps):\n")
     for k, s in enumerate(schedule, 1):
-        w(f"  {k:4d}. {s}\n")
+        w(f"  {k:4d}. {step_text(s)}\n")
     w("history:\n")
     for line in history_lines(history.to_json(), "  "):
         w(line + "\n")
