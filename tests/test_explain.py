@@ -253,3 +253,12 @@ def test_every_shipped_model_counterexample_argues_inside_its_views():
         assert verify(exp) == [], f
         seen += 1
     assert seen >= 5
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.booleans().flatmap(lambda rep: hs.histories(max_ops=9, repeated_values=rep)))
+def test_indexed_candidate_sources_are_the_specs(h):
+    from fisheye.checker.explain.argument import all_candidate_sources
+    from fisheye.spec.causal import candidate_sources
+
+    assert all_candidate_sources(h) == {r.uid: candidate_sources(h, r) for r in h.reads}

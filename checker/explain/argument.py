@@ -33,6 +33,7 @@ from ..result import Verdict
 from .prover import Choice, Clause, Fact, Leaf, Lit, Node, NoProof, Proof, ProofBudget, Split, prove
 
 Decide = Callable[[History], Verdict]
+MAX_LET = 100   # core operations listed by name in the text (a core cut short may be large)
 
 
 class ExplainError(RuntimeError):
@@ -45,10 +46,31 @@ class ExplainError(RuntimeError):
 
 # ---- minimal core -----------------------------------------------------------------------
 
+def all_candidate_sources(history: History) -> dict[int, list[int | None]]:
+    """:func:`fisheye.spec.causal.candidate_sources` of every read at once (the writes
+    indexed by register and value: linear, not quadratic, in the history's size)."""
+    from fisheye.spec.history import value_key
+
+    writes: dict[tuple[str, Any], list[Op]] = {}
+    for w in history.ops:
+        if w.is_write:
+            writes.setdefault((w.register, w.vkey), []).append(w)
+    out: dict[int, list[int | None]] = {}
+    for r in history.reads:
+        srcs: list[int | None] = []
+        if r.vkey == value_key(history.initial_value(r.register)):
+            srcs.append(None)
+        srcs += [w.uid for w in writes.get((r.register, r.vkey), ())
+                 if not (w.process == r.process and w.index > r.index)]
+        out[r.uid] = srcs
+    return out
+
+
 def sourceless_reads(history: History) -> list[Op]:
     """Reads whose value no write can supply (none exists, or only later writes of the
     reader) and that is not the register's initial value: a violation of every model."""
-    return [r for r in history.reads if not candidate_sources(history, r)]
+    srcs = all_candidate_sources(history)
+    return [r for r in history.reads if not srcs[r.uid]]
 
 
 def _removal(history: History, keep: set[int], u: int | set[int]) -> set[int]:
@@ -176,10 +198,15 @@ def minimal_core(history: History, decide: Decide, *, seeds: Sequence[set[int]] 
 # ---- names -----------------------------------------------------------------------------
 
 def op_names(n: int) -> list[str]:
+    """``A, B, ..., Z, AA, AB, ..., ZZ, AAA, ...`` (bijective base 26)."""
     letters = string.ascii_uppercase
     out = []
     for i in range(n):
-        out.append(letters[i] if i < 26 else letters[i // 26 - 1] + letters[i % 26])
+        k, name = i + 1, ""
+        while k:
+            k, r = divmod(k - 1, 26)
+            name = letters[r] + name
+        out.append(name)
     return out
 
 
@@ -397,10 +424,12 @@ class Explanation:
         lines.append(f"Minimal core: {len(self.core.uids)} of {len(self.history.ops)} operations"
                      + ("" if self.core.minimal else " (NOT verified 1-minimal)") + ".")
         lines.append("Let:")
-        for op in self.ops:
+        for op in self.ops[:MAX_LET]:
             o = self.history.ops[self.core.uids[op.uid]]
             lines.append(f"  {self.n(op.uid)} = {op_text(op)} at {op.process} "
                          f"({ordinal(o.index)} operation of {op.process})")
+        if len(self.ops) > MAX_LET:
+            lines.append(f"  ... and {len(self.ops) - MAX_LET} more operations (all of them: --json)")
         if self.proof is None and self.unproved:
             lines.append(f"No step-by-step argument: {self.unproved}.")
             return "\n".join(lines)
@@ -556,9 +585,10 @@ def explain(history: History, model: Model | str, graph: ProximityGraph | None =
                 first = check(history, model, graph, engine=engine, timeout=remaining())
             except OutOfTime as e:
                 raise ExplainError(str(e), Verdict.UNKNOWN) from None
+            if first.verdict is Verdict.UNKNOWN and deadline is not None:
+                raise ExplainError(f"the check of {model.value} was unknown within the time limit "
+                                   f"({timeout:g} s)", Verdict.UNKNOWN)
             _refuse(first.verdict, model)
-            if first.verdict is Verdict.UNKNOWN and deadline is not None and time.monotonic() >= deadline:
-                raise ExplainError(f"the time limit ({timeout:g} s) ran out", Verdict.UNKNOWN)
             cert_ops = sorted({u for reason in first.certificate for u in reason.ops})
             seeds = certificate_seeds(history, cert_ops)
     elif not sourceless_reads(history):

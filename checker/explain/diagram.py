@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fisheye.spec.causal import candidate_sources
 from fisheye.spec.history import History
 
-from .argument import Explanation, Leaf, _leaves, op_text, order_name
+from .argument import Explanation, Leaf, _leaves, all_candidate_sources, op_text, order_name
 
 MAX_SHOWN = 60      # operations drawn at most (core first)
 MAX_LABEL = 32      # characters of an operation's text at most
@@ -49,8 +48,9 @@ def read_from_guess(history: History) -> dict[int, int]:
     """For the picture: each read's source, preferring a write of another process
     (the last candidate otherwise); reads of the initial value have none."""
     out = {}
+    every = all_candidate_sources(history)
     for r in history.reads:
-        srcs = [s for s in candidate_sources(history, r) if s is not None]
+        srcs = [s for s in every[r.uid] if s is not None]
         if srcs:
             others = [s for s in srcs if history.ops[s].process != r.process]
             out[r.uid] = (others or srcs)[-1]
