@@ -1,4 +1,4 @@
-"""Counterexample files (contract section 5): write, read, replay.
+"""Counterexample files (their format: docs/contract.md): write, read, replay.
 
 A counterexample is a run of a system (Algorithm 2 over Algorithm 1, a variant, a
 mutant, a network semantics) given by its schedule, and what the run violates: a

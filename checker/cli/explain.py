@@ -1,7 +1,7 @@
 """``fisheye explain FILE [--model MODEL] [--graph GRAPH] [--svg OUT.svg] [--html OUT.html]
-[--timeout SECONDS] [--json]`` (contract sections 3 and 6).
+[--timeout SECONDS] [--json]`` (docs/cli.md).
 
-FILE is a history file, or a counterexample file (contract section 5) whose own
+FILE is a history file, or a counterexample file (its format: docs/contract.md) whose own
 ``violates`` model and history graph are the defaults.  Prints, for a violation, the
 minimal core, the Elle-style argument and a space-time diagram of the core and its
 context (``--json``: the data); for a counterexample, also the schedule as a numbered

@@ -1,5 +1,5 @@
 """``fisheye explore SCENARIO ...``: every schedule of a scenario, with partial-order
-reduction (contract sections 3 and 4).
+reduction (docs/cli.md; the report's keys: docs/contract.md).
 
 An option that does not apply to the system explored is an error, never ignored: the
 variant, the mutant and the network semantics of Algorithm 1 at the abstract level
@@ -7,7 +7,7 @@ variant, the mutant and the network semantics of Algorithm 1 at the abstract lev
 the mutant with ``--algorithm lcb``, ``--crashes`` without it, ``--model-graph`` with
 ``--model none``.  A program's default graph is the empty one (it has no paper graph).
 
-``--save DIR`` writes one counterexample file (contract section 5) per distinct
+``--save DIR`` writes one counterexample file (docs/contract.md) per distinct
 violation listed in the report; ``fisheye explain`` and ``fisheye simulate --replay``
 read them as they are.
 

@@ -1,11 +1,11 @@
 """``fisheye simulate SCENARIO [--graph GRAPH] [--seed N] [--network fifo|unordered]
-[--variant corrected|published] [--mutant NAME] [--json]`` (contract section 3), and
+[--variant corrected|published] [--mutant NAME] [--json]`` (docs/cli.md), and
 ``fisheye simulate --replay FILE``.
 
 Runs one random complete execution of Algorithm 2 over Algorithm 1: from the initial
 state, a seeded ``random.Random`` picks one of the enabled steps until none is enabled
 (the randomness is here, never in ``impl/``).  Prints the schedule, the history
-(contract section 1, with its graph), the named reads' outcome, and the broadcast
+(with its graph), the named reads' outcome, and the broadcast
 properties of section 4.1 (2015 text) checked on the delivery logs.
 
 ``--replay FILE`` replays instead the schedule of a counterexample file (written by

@@ -1,4 +1,4 @@
-"""``fisheye explain``: a minimal violating core and an Elle-style argument (issue 7).
+"""``fisheye explain``: a minimal violating core and an Elle-style argument.
 
 An explanation is DATA first (:meth:`Explanation.to_json`), text second
 (:meth:`Explanation.text`):
