@@ -149,15 +149,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _system_text(cx: cxm.Counterexample) -> str:
-    what = cx.scenario or cx.program
-    g = ", ".join(f"{a}:{b}" for a, b in cx.system_graph) or "no edge"
-    if cx.algorithm == cxm.ABSTRACT:
-        return f"Algorithm 2 over the broadcast specification, graph {g}, program {what}"
-    if cx.algorithm == "lcb":
-        return f"the localized causal broadcast, {cx.network} channels, graph {g}, scenario {what}"
-    mut = f", mutant {cx.mutant}" if cx.mutant else ""
-    return (f"Algorithm 2 over Algorithm 1 ({cx.variant}{mut}), {cx.network} channels, graph {g}, "
-            f"program {what}")
+    from .plain import edges_text, system_words
+
+    what = "scenario" if cx.scenario else "program"
+    return (f"{system_words(cx.algorithm, variant=cx.variant, mutant=cx.mutant, network=cx.network)}, "
+            f"graph {edges_text([list(e) for e in cx.system_graph])}, {what} {cx.scenario or cx.program}")
 
 
 def _cx_summary(cx: cxm.Counterexample) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from .plain import edges_text, history_lines, plural
+from .plain import edges_text, history_lines, plural, system_words
 
 MODELS = ("fisheye", "fisheye-2014", "sc", "cc", "none")
 DEFAULTS = {"level": "protocol", "algorithm": "toco", "variant": "corrected", "network": "fifo",
@@ -304,15 +304,9 @@ def save_counterexamples(system: Any, report: dict[str, Any], args: argparse.Nam
 # ---- the text report ---------------------------------------------------------------------------
 
 def system_text(r: dict[str, Any]) -> str:
-    alg = r.get("algorithm")
-    if alg == "lcb":
-        crashes = r.get("crashes") or 0
-        return (f"the localized causal broadcast, {r.get('network')} channels, "
-                f"at most {plural(crashes, 'crash', 'crashes')}")
-    if r["level"] == "abstract":
-        return "Algorithm 2 over the broadcast specification (every delivery order it allows)"
-    mut = f", mutant {r['mutant']}" if r.get("mutant") else ""
-    return f"Algorithm 2 over Algorithm 1 ({r.get('variant')}{mut}), {r.get('network')} channels"
+    alg = "toco-spec" if r["level"] == "abstract" and r.get("algorithm") != "lcb" else r.get("algorithm")
+    return system_words(alg, variant=r.get("variant"), mutant=r.get("mutant"), network=r.get("network"),
+                        crashes=r.get("crashes") or 0)
 
 
 def violation_title(v: dict[str, Any]) -> str:

@@ -32,7 +32,7 @@ from fisheye.impl.system import TocoSystem, make_system
 from fisheye.impl.toco import Mutant, Variant
 
 from ..errors import UsageError
-from .plain import edges_text, history_lines, step_text
+from .plain import edges_text, history_lines, step_text, system_words
 
 EPILOG = """examples:
   fisheye simulate paris-berlin-newyork --seed 3
@@ -181,11 +181,8 @@ def report_run(system: Any, schedule: list[Step], state: Any, as_json: bool, *, 
         return status
     w = sys.stdout.write
     graph = edges_text(system.graph.to_json())
-    if ident["algorithm"] == cxm.ABSTRACT:
-        what = "Algorithm 2 over the broadcast specification"
-    else:
-        mut = f", mutant {ident['mutant']}" if ident["mutant"] else ""
-        what = f"Algorithm 2 over Algorithm 1 ({ident['variant']}{mut}), {ident['network']} channels"
+    what = system_words(ident["algorithm"], variant=ident["variant"], mutant=ident["mutant"],
+                        network=ident["network"])
     w(f"{ident['scenario'] or scenario}: {what}; graph {graph}"
       + (f"; seed {seed}" if seed is not None else "") + "\n")
     if extra:
