@@ -110,3 +110,23 @@ def test_the_readme_explore_save_explain_replay_sequence(tmp_path, capsys, monke
     out = capsys.readouterr().out
     assert codes == [1, 0, 1]
     assert "fisheye explain found/program--cc--3.json" in out and "REPRODUCED" in out
+
+
+@pytest.mark.parametrize("command", ["explain", "simulate", "explore"])
+def test_help_examples_run(command, tmp_path, capsys, monkeypatch):
+    """Every example of a command's --help runs as printed (a saved or written file goes to a
+    scratch directory), with no bad-usage exit."""
+    import shlex
+
+    text = _helps()[command]
+    lines = [ln.strip().split("  #")[0] for ln in text.split("examples:", 1)[1].splitlines()
+             if ln.strip().startswith("fisheye ")]
+    assert lines
+    for sub in ("examples", "counterexamples"):
+        (tmp_path / sub).symlink_to(ROOT / sub)
+    monkeypatch.chdir(tmp_path)
+    for line in lines:
+        argv = shlex.split(line)[1:]
+        code = main(argv + (["--quiet"] if command in ("explain", "explore") else []))
+        out, err = capsys.readouterr()
+        assert code in (0, 1), (line, code, err)

@@ -33,7 +33,7 @@ from ..result import Verdict
 EPILOG = """examples:
   fisheye explain examples/fig4.json --model fisheye
   fisheye explain counterexamples/alg2-published-4p--fisheye-2014.json --html iriw.html
-  fisheye explain big.json --model cc --timeout 60 --svg core.svg
+  fisheye explain examples/fig6-x2.json --model sc --timeout 60 --svg core.svg
 Exit status: 0 a violation was explained, 1 the history is consistent (nothing to explain),
 2 bad input or usage, 3 unknown (the time limit ran out first).  'fisheye check' answers
 the verdict (0 consistent, 1 violation); 'explain' answers whether it could explain one."""

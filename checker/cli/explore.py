@@ -35,7 +35,8 @@ EPILOG = """examples:
   fisheye explore paris-berlin-newyork                 # Figure 3 on the paper's graph
   fisheye explore fig6 --level abstract --graph empty  # Figure 6 under causal consistency
   fisheye explore 'p0: write(X,1); p1: a=read(X)'      # a program (its default graph is empty)
-  fisheye explore paris-berlin-newyork --variant published --graph empty --save out/
+  fisheye explore 'p0: write(X,1), read(Y), read(X); p1: ; p2: await X==1, write(X,3), write(Y,5)' \
+--graph p0:p1 --variant published --model cc --save out
   fisheye explore lcb3 --algorithm lcb --crashes 1
 The program syntax: docs/cli.md.  Exit status: 0 complete and no violation, 1 violations
 found, 2 bad input or usage, 3 cut short by a budget before finding any violation."""
@@ -65,9 +66,11 @@ def register(sub: Any) -> None:
                    "docs/algorithm1-correction.md); protocol level only")
     p.add_argument("--network", default=None, choices=("fifo", "unordered"),
                    help="channel semantics (default fifo); protocol level only")
+    from fisheye.impl.toco import Mutant
+
     p.add_argument("--mutant", default=None, metavar="NAME",
-                   help="run a deliberately broken version of Algorithm 1 or 2 (names: fisheye "
-                   "simulate --help); protocol level only")
+                   help="run a deliberately broken version of Algorithm 1 or 2 ("
+                   + ", ".join(m.value for m in Mutant) + "); protocol level only")
     p.add_argument("--crashes", type=int, default=None, metavar="F",
                    help="at most F processes crash (--algorithm lcb only; default 0)")
     p.add_argument("--model", default=None, choices=MODELS,
