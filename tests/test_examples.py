@@ -130,3 +130,24 @@ def test_help_examples_run(command, tmp_path, capsys, monkeypatch):
         code = main(argv + (["--quiet"] if command in ("explain", "explore") else []))
         out, err = capsys.readouterr()
         assert code in (0, 1), (line, code, err)
+
+
+@pytest.mark.parametrize("argv", [
+    ["explore", "fig6", "--level", "abstract", "--quiet"],
+    ["explore", "p0: write(X,1), read(X); p1: write(X,2), read(X)", "--graph", "p0:p1", "--mutant",
+     "no-catch-up", "--quiet"],
+    ["explore", "p0: write(X,1); p1: a=read(X)", "--quiet"],
+    ["simulate", "fig6", "--seed", "2"],
+    ["simulate", "--replay", "counterexamples/mutant-no-catch-up--deadlock.json"],
+    ["explain", "counterexamples/alg2-published-4p--fisheye-2014.json", "--quiet"],
+    ["explain", "counterexamples/mutant-no-catch-up--deadlock.json", "--quiet"],
+    ["explain", "examples/fig6-x2.json", "--model", "fisheye", "--quiet"],
+])
+def test_default_output_is_in_plain_words(argv, capsys):
+    main(argv)
+    out = capsys.readouterr().out
+    assert out
+    for jargon in ("toco-spec", "reduction:", "stubborn", "deadlock (deadlock)", " 1 histories",
+                   " 1 states", " 1 runs", " -- ", "(0,)", "Traceback"):
+        assert jargon not in out, (argv, jargon)
+    assert "p-q" not in out and "p0-p1" not in out and "p2 -- p3" not in out   # edges are p:q
