@@ -226,3 +226,71 @@ def test_simulate_command_lines(case):
 @given(command_lines("explore", EXPLORE_OPTS))
 def test_explore_command_lines(case):
     _assert_sound(*case)
+
+
+# ---- explain -----------------------------------------------------------------------------------
+
+EXPLAIN_FILES = ["examples/fig4.json", "examples/fig6-x3-y4.json", "examples/iriw.json",
+                 "counterexamples/mutant-no-t1--fisheye.json",
+                 "counterexamples/mutant-no-t1--G-delivery-order.json", "examples/missing.json", "README.md"]
+
+
+@st.composite
+def explain_lines(draw) -> tuple[list[str], bool, str]:
+    f = draw(st.sampled_from(EXPLAIN_FILES))
+    argv = ["explain", f, "--quiet"]
+    must_fail = f in ("examples/missing.json", "README.md")
+    model = draw(st.sampled_from([None, "sc", "cc", "fisheye", "fisheye-2014", "lin9"]))
+    if model:
+        argv += ["--model", model]
+        must_fail |= model == "lin9"
+    elif f.startswith("examples/"):
+        must_fail = True                  # a history file needs --model
+    graph = draw(st.sampled_from([None, "empty", "complete", "file", "p:q", "paris:berlin", "x:x"]))
+    if graph:
+        argv += ["--graph", graph]
+        procs = {"fig4": {"paris", "berlin", "new-york"}, "no-t1": {"paris", "berlin", "new-york"},
+                 "fig6": {"p", "q", "r", "s"}, "iriw": {"p0", "p1", "p2", "p3"}}
+        known = next((v for k, v in procs.items() if k in f), set())
+        if ":" in graph and not set(graph.split(":")) <= known or graph == "x:x":
+            must_fail = True
+    timeout = draw(st.sampled_from([None, "30", "0", "-1", "x"]))
+    if timeout:
+        argv += ["--timeout", timeout]
+        must_fail |= timeout != "30"
+    out = draw(st.sampled_from([None, "--svg", "--html"]))
+    if out:
+        argv += [out, "OUT"]
+        must_fail |= "G-delivery" in f and not model   # a property violation draws no history
+    if draw(st.booleans()):
+        argv.append("--json")
+    return argv, must_fail, model or ""
+
+
+@settings(max_examples=200, deadline=None)
+@given(explain_lines())
+def test_explain_command_lines(tmp_path_factory, case):
+    from fisheye.checker.engines import check
+    from fisheye.spec.graph import parse_graph_option
+    from fisheye.spec.history import load_history
+
+    argv, must_fail, model = case
+    if "OUT" in argv:
+        argv = [str(tmp_path_factory.mktemp("o") / "out") if a == "OUT" else a for a in argv]
+    code, out, err = _run(argv)
+    assert "Traceback" not in err
+    if code == 2:
+        assert out == "" and err.count("\n") == 1 and err.startswith("fisheye: "), (argv, err)
+        return
+    assert not must_fail, f"accepted: {argv}"
+    assert code in (0, 1, 3), (argv, code)
+    if code == 0 and model:   # no false explanation: check agrees on the history explained
+        if argv[1].startswith("examples/"):
+            h = load_history(argv[1])
+        else:
+            from fisheye.checker import counterexample as cxm
+
+            h = cxm.load(argv[1]).history
+        g = argv[argv.index("--graph") + 1] if "--graph" in argv else "file"
+        graph = parse_graph_option(g, h.processes, h.edges)
+        assert check(h, model, graph).verdict.value == "violation", argv
