@@ -204,8 +204,9 @@ def logs_json(system: Any, state: Any) -> dict[str, list[Any]]:
     logs = system.delivery_logs(state)
     try:
         return logs_as_json(logs)
-    except AttributeError:
-        return {p: [str(e) for e in log] for p, log in logs.items()}
+    except AttributeError:  # events as plain tuples (the localized broadcast's)
+        return {p: [[str(x) for x in e] if isinstance(e, tuple) else str(e) for e in log]
+                for p, log in logs.items()}
 
 
 def _logs_safely(make: Any, default: Any) -> Any:

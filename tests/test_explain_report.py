@@ -200,3 +200,19 @@ def test_html_report_renders_in_headless_chromium(tmp_path, capsys):
     simg = Image.open(shot).convert("RGB")
     orange = [p for p in _pixels(simg) if p[0] > 200 and 90 < p[1] < 160 and p[2] < 80]
     assert len(orange) > 100                                  # the contradicting cycle's arrows
+
+
+@pytest.mark.parametrize("cx", ["counterexamples/mutant-no-catch-up--deadlock.json",
+                                "counterexamples/urb-lcb4-f2--LCURB4-uniform-agreement.json"])
+def test_html_report_of_a_run_violation(cx, tmp_path, capsys):
+    out = tmp_path / "run.html"
+    assert main(["explain", cx, "--html", str(out)]) == 0
+    text = capsys.readouterr().out
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "Delivery logs" in page and "Replay script" in page
+    for tag in ("<script", "<link", "<img", "http://", "https://"):
+        assert tag not in page
+    first_log = text.split("Delivery logs (b = broadcast, d = deliver):\n", 1)[1].splitlines()[0]
+    proc, events = first_log.strip().split(": ", 1)
+    assert f"<td>{proc}</td><td>{events if events != '-' else ''}" in page.replace("&gt;", ">")
+    assert "(" not in events or "'" not in events            # no Python tuple reprs

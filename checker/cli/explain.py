@@ -101,9 +101,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         raise UsageError(f"{args.file}: --model is required for a history file")
     if cx is not None and model_name not in MODEL_NAMES:
-        for opt in ("svg", "html"):
-            if getattr(args, opt):
-                raise UsageError(f"{args.file}: --{opt} draws histories; this file violates {model_name!r}")
+        if args.svg:
+            raise UsageError(f"{args.file}: --svg draws a history's contradiction; this run violates "
+                             f"{model_name!r} (--html shows its delivery logs)")
         return explain_property(cx, args)
     graph = parse_graph_option(args.graph, history.processes, history.edges)
     model = Model(model_name)
@@ -178,16 +178,35 @@ def explain_property(cx: cxm.Counterexample, args: argparse.Namespace) -> int:
                           "reproduced": res.ok, "delivery_logs": logs,
                           "replay": [{"step": i + 1, "do": s} for i, s in enumerate(schedule)],
                           "counterexample": _cx_summary(cx)}))
-    else:
-        what = "deadlocks" if cx.violates == cxm.DEADLOCK else f"violates {cx.violates}"
-        print(f"The run {what} ({_system_text(cx)}).")
-        print(f"Replayed: {res.message}." if res.ok else f"NOT reproduced: {res.message}.")
-        if cx.details and cx.details != res.message:
-            print(f"Recorded: {cx.details}")
-        print("Delivery logs (b = broadcast, d = deliver):")
-        for p, log in logs.items():
-            events = " ".join(f"{'b' if k == 'broadcast' else 'd'}({s}#{q})" for k, s, q in log)
-            print(f"  {p}: {events or '-'}")
-        print("Replay script:")
-        print("\n".join(replay_script(schedule)))
+        return 0 if res.ok else 1
+    what = "deadlocks" if cx.violates == cxm.DEADLOCK else f"violates {cx.violates}"
+    head = f"The run {what} ({_system_text(cx)})."
+    lines = [f"Replayed: {res.message}." if res.ok else f"NOT reproduced: {res.message}."]
+    if cx.details and cx.details != res.message:
+        lines.append(f"Recorded: {cx.details}")
+    log_texts = {p: [_event_text(e) for e in log] for p, log in logs.items()}
+    script = replay_script(schedule)
+    if args.html:
+        from ..explain.html import render_run
+
+        _write(args.html, render_run(title=f"Why {Path(args.file).name} {what}", verdict=head, lines=lines,
+                                     logs=log_texts, history=cx.history, replay=script), "HTML report")
+    print(head)
+    print("\n".join(lines))
+    print("Delivery logs (b = broadcast, d = deliver):")
+    for p, events in log_texts.items():
+        print(f"  {p}: {' '.join(events) or '-'}")
+    print("Replay script:")
+    print("\n".join(script))
     return 0 if res.ok else 1
+
+
+def _event_text(event: Any) -> str:
+    """``b(p#0)``/``d(p#0)`` for the toco systems' ``[kind, sender, seq]``; ``b(m)``,
+    ``d(q:m)`` for the localized broadcast's ``[kind, m]`` and ``[kind, sender, m]``."""
+    if isinstance(event, list) and event and event[0] in ("broadcast", "deliver"):
+        mark = "b" if event[0] == "broadcast" else "d"
+        if len(event) == 3 and isinstance(event[2], int):
+            return f"{mark}({event[1]}#{event[2]})"
+        return f"{mark}({':'.join(str(x) for x in event[1:])})"
+    return str(event)
