@@ -370,5 +370,5 @@ def _print_text(r: dict[str, Any], args: argparse.Namespace, saved: list[str]) -
         if saved:
             w(f"      explain it: fisheye explain {shlex.quote(saved[k - 1])}\n")
     if not saved:
-        w(f"  to explain them: add --save DIR to this command, then run fisheye explain on each file "
-          f"DIR/{_slug(r['scenario'] if not _is_program(args.scenario) else 'program')}--...json it writes\n")
+        w(f"  to explain them, save them and run fisheye explain on the files written:\n"
+          f"    {command_line(args)} --save DIR\n")
