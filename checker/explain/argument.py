@@ -11,7 +11,8 @@ An explanation is DATA first (:meth:`Explanation.to_json`), text second
 3. the chain of forced orderings on the core (:mod:`fisheye.checker.explain.prover`):
    facts ``A < B`` in a named order (``~>H``, the star order, a view ``S_p``, the SC
    serialisation ``S``), each with its reason (process order, read-from, legality,
-   the edge totality of fisheye, a case assumption), ending in a cycle: a contradiction.
+   the edge totality of fisheye, a case assumption; one small explainer per kind of fact,
+   :mod:`.explainers`), ending in a cycle: a contradiction.
 
 :func:`verify` re-derives every fact of an explanation independently of the prover
 (tests run it on every explanation).
@@ -360,47 +361,14 @@ class Explanation:
                 f"{format_value(self.core.history.initial_value(r.register))}")
 
     def because(self, f: Fact, numbering: dict[int, int]) -> str:
-        ops = self.ops
-        a, b = f.lit.a, f.lit.b
-        where = order_name(f.lit.ctx)
+        """Why ``f`` holds: the explainer of its kind (:mod:`.explainers`)."""
+        from .explainers import EXPLAINERS
+
         refuted = "; ".join(
             f"{self.n(lit.b)} < {self.n(lit.a)} already holds ({self.path_text(p, numbering)})"
             for lit, p in f.refuted)
-        if f.rule == "po":
-            return f"{self.n(a)} precedes {self.n(b)} in the process order of {f.info[0]}"
-        if f.rule == "rf":
-            r = ops[b]
-            return (f"{self.n(b)} reads {format_value(r.value)} from {r.register}, and {self.n(a)} "
-                    f"is the only write that can supply it (read-from)")
-        if f.rule == "rf-choice":
-            if f.info[1] is None:
-                return f"suppose {self.n(f.info[0])} reads the initial value of {ops[f.info[0]].register}"
-            return f"suppose {self.n(b)} reads from {self.n(a)}"
-        if f.rule == "source":
-            r = ops[b]
-            return (f"{self.n(b)} returns {format_value(r.value)}, written only by {self.n(a)}, so "
-                    f"{self.n(a)} precedes it in {where} (legality)")
-        if f.rule == "source-choice":
-            if f.info[1] is None:
-                return f"suppose {self.n(f.info[0])} returns the initial value in {where}"
-            return f"suppose the write {self.n(a)} is the one {self.n(b)} returns in {where}"
-        if f.rule == "initial":
-            r = ops[a]
-            return (f"{self.n(a)} returns the initial value of {r.register}, so it precedes every "
-                    f"write of {r.register} in {where}, {self.n(b)} included (legality)")
-        if f.rule == "legality":
-            r, s, w = f.info
-            return (f"{self.n(r)} returns the value of {self.n(s)}, so the other write {self.n(w)} of "
-                    f"{ops[w].register} cannot lie between them in {where}: it precedes {self.n(s)} or "
-                    f"follows {self.n(r)}; and {refuted}")
-        if f.rule == "edge":
-            p, q = f.info
-            what = "operations" if self.model is Model.FISHEYE_2014 else "writes"
-            return (f"{p} and {q} are neighbours in G, so their {what} {self.n(a)} and {self.n(b)} "
-                    f"are ordered in the star order (hence the same way in every view); and {refuted}")
-        if f.rule == "case":
-            return f"suppose {self.lit_text(f.lit)}"
-        return f.rule
+        explainer = EXPLAINERS.get(f.rule)
+        return explainer(self, f, order_name(f.lit.ctx), refuted) if explainer else f.rule
 
     def split_text(self, on: Clause | Choice) -> str:
         if isinstance(on, Choice):
