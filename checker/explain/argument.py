@@ -5,8 +5,10 @@ An explanation is DATA first (:meth:`Explanation.to_json`), text second
 
 1. the *minimal core* (:func:`minimal_core`): a set of operations that still violates
    the model, while removing any one of them (a write together with the reads it leaves
-   without any possible source) makes the history consistent — greedy deletion with
-   :func:`fisheye.checker.engines.check`, repeated to a fixpoint, then verified;
+   without any possible source) makes the history consistent: grown from the operations
+   the engine's certificate names until it violates, then shrunk by deleting halves,
+   quarters ... and single operations (each deletion checked with
+   :func:`fisheye.checker.engines.check`), then verified;
 2. the operations of the core named ``A, B, C, ...`` ("Let: A = w(X,1) at paris");
 3. the chain of forced orderings on the core (:mod:`fisheye.checker.explain.prover`):
    facts ``A < B`` in a named order (``~>H``, the star order, a view ``S_p``, the SC
