@@ -50,7 +50,7 @@ def render(exp: Explanation) -> str:
     texts = {u: (f"+{lay.hidden_before[u]} " if lay.hidden_before[u] else "") + label(exp, u, names)
              for u in lay.uids}
     chars = min(MAX_LABEL + 8, max((len(t) for t in texts.values()), default=8))
-    col = max(MIN_COL, CHAR * chars + 20)
+    col = max(MIN_COL, CHAR * chars + 34)
     if col > room:                       # bounded width: clip labels to fit the columns
         col = max(40.0, room)
     fit = max(3, int((col - 14) / CHAR))
@@ -59,7 +59,8 @@ def render(exp: Explanation) -> str:
     longest = max([len(t) for t in cycle_texts] + [len(t) + 5 for _, t in legend_items])
     width = int(min(MAX_WIDTH, max(left + col * n_cols + 40, CHAR * longest + 30)))
     n_text = len(cyc_list) + len(legend_items) + (1 if lay.hidden_processes or lay.core_cut else 0)
-    height = int(TOP + ROW * max(len(lay.rows), 1) + 24 + 20 * n_text + 10)
+    text_top = TOP + ROW * (max(len(lay.rows), 1) - 1) + 44   # the cycles and the legend, below
+    height = int(text_top + 20 * n_text)
     svg = ET.Element("svg", {"xmlns": SVG_NS, "width": str(width), "height": str(height),
                              "viewBox": f"0 0 {width} {height}", "font-family": "monospace",
                              "font-size": "12"})
@@ -121,7 +122,7 @@ def render(exp: Explanation) -> str:
         _text(g, x, y - 13, clip(texts[u], fit), fill=CORE_COLOUR if core else "#7f8c8d",
               text_anchor="middle", font_weight="bold" if core else "normal")
     # below: the cycles, then the legend
-    y = TOP + ROW * (max(len(lay.rows), 1) - 1) + 44
+    y = text_top
     for text in cycle_texts:
         _text(svg, 10, y, clip(text, int((width - 20) / CHAR)), class_="cycle-label", fill=CYCLE_COLOUR)
         y += 20
