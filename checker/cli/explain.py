@@ -104,6 +104,9 @@ def run(args: argparse.Namespace) -> int:
         if args.svg:
             raise UsageError(f"{args.file}: --svg draws a history's contradiction; this run violates "
                              f"{model_name!r} (--html shows its delivery logs)")
+        if args.graph != "file":
+            raise UsageError(f"{args.file}: --graph does not apply: this run violates {model_name!r}, "
+                             "a property of its own system (give --model to check its history)")
         return explain_property(cx, args)
     graph = parse_graph_option(args.graph, history.processes, history.edges)
     model = Model(model_name)
