@@ -317,7 +317,9 @@ def violation_title(v: dict[str, Any]) -> str:
         return "deadlock: a run stops before the end with no step enabled"
     if v["kind"] == "broadcast":
         return f"broadcast property '{v['violates']}' violated by the delivery logs"
-    return f"the history of a complete run violates {v['violates']}"
+    if v["kind"] == "model":
+        return f"the history of a complete run violates {v['violates']}"
+    return f"property '{v['violates']}' of the system violated by a run"
 
 
 def _print_text(r: dict[str, Any], args: argparse.Namespace, saved: list[str]) -> None:
