@@ -155,7 +155,9 @@ def _system_text(cx: cxm.Counterexample) -> str:
     from .plain import edges_text, system_words
 
     what = "scenario" if cx.scenario else "program"
-    return (f"{system_words(cx.algorithm, variant=cx.variant, mutant=cx.mutant, network=cx.network)}, "
+    words = system_words(cx.algorithm, level=cx.level, variant=cx.variant, mutant=cx.mutant,
+                         network=cx.network)
+    return (f"{words}, "
             f"graph {edges_text([list(e) for e in cx.system_graph])}, {what} {cx.scenario or cx.program}")
 
 

@@ -61,6 +61,10 @@ def register(sub: Any) -> None:
     p.add_argument("--algorithm", default=None, choices=("toco", "lcb"),
                    help="toco: Algorithms 1 and 2 of the paper (default); lcb: the localized causal "
                    "broadcast")
+    p.add_argument("--system", default=None, metavar="NAME",
+                   help="the system to explore: toco (as --algorithm), lcb, the name of an entry point of "
+                   "the group fisheye.systems, or package.module:factory (your own protocol, "
+                   "docs/your-protocol.md)")
     p.add_argument("--variant", default=None, choices=("corrected", "published"),
                    help="Algorithm 1 as published in the paper or corrected (default; see "
                    "docs/algorithm1-correction.md); protocol level only")
@@ -118,6 +122,8 @@ def check_applicable(args: argparse.Namespace) -> None:
     if args.mutant is not None:
         given.add("mutant")
     algorithm = args.algorithm or "toco"
+    if args.system is not None and args.system not in ("toco", "lcb"):
+        return _check_spark(args)   # a user's system: its factory judges its options
     level = args.level or "protocol"
 
     def no(opt: str, why: str) -> None:
@@ -140,8 +146,7 @@ def check_applicable(args: argparse.Namespace) -> None:
                        "Algorithm 1, no channels)")
     if args.model == "none" and args.model_graph is not None:
         no("model-graph", "with --model none (no history is checked)")
-    if (args.master or args.partitions or args.parquet) and not args.spark:
-        raise UsageError("--master, --partitions and --parquet need --spark")
+    _check_spark(args)
     if args.no_prune and algorithm == "toco":
         from fisheye.impl.system import resolve_program
 
@@ -151,6 +156,21 @@ def check_applicable(args: argparse.Namespace) -> None:
             return  # reported later, with the scenario names
         if not any(getattr(op, "expect", None) is not None for ops in program.ops for op in ops):
             no("no-prune", "here: no read of this scenario carries a figure's value (read(X)->v)")
+
+
+def _check_spark(args: argparse.Namespace) -> None:
+    if (args.master or args.partitions or args.parquet) and not args.spark:
+        raise UsageError("--master, --partitions and --parquet need --spark")
+
+
+def _resolve_system(args: argparse.Namespace) -> str:
+    """``--system`` and ``--algorithm`` name one system; toco and lcb set ``args.algorithm``."""
+    if args.system is not None and args.algorithm not in (None, args.system):
+        raise UsageError("--system and --algorithm name two different systems")
+    name = args.system or args.algorithm or "toco"
+    if name in ("toco", "lcb"):
+        args.algorithm = name
+    return name
 
 
 def run(args: argparse.Namespace) -> int:
@@ -165,6 +185,7 @@ def run(args: argparse.Namespace) -> int:
     _positive("--partitions", args.partitions)
     if args.crashes is not None and args.crashes < 0:
         raise UsageError("--crashes must be >= 0")
+    system_name = _resolve_system(args)
     check_applicable(args)
     opts = {k: (getattr(args, k) if getattr(args, k) is not None else v) for k, v in DEFAULTS.items()}
     graph = args.graph
@@ -177,9 +198,19 @@ def run(args: argparse.Namespace) -> int:
         _prepare_dir(args.save)
 
     def context(reduction: str) -> Any:
-        return make_context(args.scenario, graph, level=opts["level"], algorithm=opts["algorithm"],
-                            variant=opts["variant"], network=opts["network"], mutant=args.mutant,
-                            crashes=opts["crashes"], reduction=reduction, prune_deviations=not args.no_prune)
+        if system_name in ("toco", "lcb"):
+            return make_context(args.scenario, graph, level=opts["level"], algorithm=system_name,
+                                variant=opts["variant"], network=opts["network"], mutant=args.mutant,
+                                crashes=opts["crashes"], reduction=reduction,
+                                prune_deviations=not args.no_prune)
+        from fisheye.impl.api import Network, SystemRequest
+
+        from ..systems import context as system_context
+
+        request = SystemRequest(scenario=args.scenario, graph=graph, network=Network.parse(opts["network"]),
+                                variant=args.variant, mutant=args.mutant, crashes=opts["crashes"],
+                                level=opts["level"])
+        return system_context(system_name, request, reduction=reduction, prune_deviations=not args.no_prune)
 
     try:
         ctx = context(args.reduction)
@@ -189,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
                                              source="--model-graph")
     except ValueError as e:
         msg = str(e)
-        if opts["algorithm"] == "toco" and msg.startswith("unknown scenario"):
+        if system_name == "toco" and msg.startswith("unknown scenario"):
             from fisheye.impl.lcb import SCENARIOS as LCB_SCENARIOS
 
             if args.scenario in LCB_SCENARIOS:
@@ -197,8 +228,8 @@ def run(args: argparse.Namespace) -> int:
             else:
                 msg += f"; with --algorithm lcb: {', '.join(LCB_SCENARIOS)}"
         raise UsageError(msg) from None
-    model = None if opts["model"] == "none" or not hasattr(ctx.system, "history") else opts["model"]
-    level = "protocol" if opts["algorithm"] == "lcb" else opts["level"]
+    model = None if opts["model"] == "none" else opts["model"]
+    level = "protocol" if system_name == "lcb" else opts["level"]
     progress = None if args.quiet else Progress(label=f"explore {args.scenario} ({level})")
 
     def builder(c: Any) -> ReportBuilder:
@@ -307,8 +338,8 @@ def save_counterexamples(system: Any, report: dict[str, Any], args: argparse.Nam
 # ---- the text report ---------------------------------------------------------------------------
 
 def system_text(r: dict[str, Any]) -> str:
-    alg = "toco-spec" if r["level"] == "abstract" and r.get("algorithm") != "lcb" else r.get("algorithm")
-    return system_words(alg, variant=r.get("variant"), mutant=r.get("mutant"), network=r.get("network"),
+    return system_words(r.get("algorithm"), level=r["level"], variant=r.get("variant"),
+                        mutant=r.get("mutant"), network=r.get("network"),
                         crashes=r.get("crashes") or 0)
 
 

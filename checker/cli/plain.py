@@ -41,14 +41,16 @@ def step_text(step: Any) -> str:
     return s + " (" + ", ".join(str(d) for d in step.detail) + ")"
 
 
-def system_words(algorithm: str | None, *, variant: str | None = None, mutant: str | None = None,
-                 network: str | None = None, crashes: int | None = None) -> str:
+def system_words(algorithm: str | None, *, level: str | None = "protocol", variant: str | None = None,
+                 mutant: str | None = None, network: str | None = None, crashes: int | None = None) -> str:
     """What runs, in words: Algorithm 2 over Algorithm 1 (a variant, a mutant) over channels,
     Algorithm 2 over the broadcast specification, or the localized causal broadcast."""
     if algorithm == "lcb":
         f = "" if crashes is None else f", at most {plural(crashes, 'crash', 'crashes')}"
         return f"the localized causal broadcast, {network} channels{f}"
-    if algorithm == "toco-spec":
+    if level == "abstract":
         return "Algorithm 2 over the broadcast specification (every delivery order it allows)"
+    if algorithm != "toco":
+        return f"the system {algorithm}, {network} channels"
     mut = f", mutant {mutant}" if mutant else ""
     return f"Algorithm 2 over Algorithm 1 ({variant}{mut}), {network} channels"

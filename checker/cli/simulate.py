@@ -140,23 +140,46 @@ def run_replay(args: argparse.Namespace) -> int:
     return max(status, 1)
 
 
+def run_violations(system: Any, state: Any, complete: bool) -> list[tuple[str, str, str]]:
+    """The properties a run's end violates, as (name, kind, why): the broadcast properties
+    (``broadcast``) of a system that checks them, then the system's own ``always``
+    properties (``property``), judged as the explorer judges them."""
+    from fisheye.impl.api import ChecksBroadcast, explorer_judged, judge
+
+    out: list[tuple[str, str, str]] = []
+    if isinstance(system, ChecksBroadcast):
+        out += [(v.prop, "broadcast", str(v)) for v in system.broadcast_violations(state, complete=complete)]
+    if hasattr(system, "properties"):
+        out += [(name, "property", why)
+                for name, why in judge(explorer_judged(system.properties()), state, complete).failed]
+    return out
+
+
+def _deadlock_details(system: Any, state: Any) -> str:
+    from .. import counterexample as cxm
+
+    try:
+        return cxm.deadlock_details(system, state)
+    except AttributeError:  # delivery events of another shape than section 4.1's
+        return "no step is enabled but the run is not complete"
+
+
 def report_run(system: Any, schedule: list[Step], state: Any, as_json: bool, *, seed: int | None,
                scenario: str, extra: dict[str, Any] | None = None) -> int:
     """Print one run (text or JSON) and return its exit status."""
     final = system.is_final(state)
     deadlock = not final and not system.enabled(state)
-    found = system.broadcast_violations(state, complete=final)
+    found = run_violations(system, state, final)
     history = system.history(state)
     status = 0 if final and not found else 1
     from .. import counterexample as cxm
 
     ident = cxm.identity(system)
     violations = ([{"violates": "deadlock", "kind": "deadlock",
-                    "details": cxm._logs_safely(lambda: cxm.deadlock_details(system, state),
-                                               "no step is enabled but the run is not complete")}]
+                    "details": _deadlock_details(system, state)}]
                   if deadlock else [])
-    violations += [{"violates": v.prop, "kind": "broadcast", "details": str(v)} for v in found]
-    outcome = system.outcome(state) if hasattr(system, "outcome") else {}
+    violations += [{"violates": name, "kind": kind, "details": why} for name, kind, why in found]
+    outcome = dict(system.outcome(state)) if hasattr(system, "outcome") else {}
     if as_json:
         out = {
             "scenario": ident["scenario"] or scenario,
@@ -181,8 +204,8 @@ def report_run(system: Any, schedule: list[Step], state: Any, as_json: bool, *, 
         return status
     w = sys.stdout.write
     graph = edges_text(system.graph.to_json())
-    what = system_words(ident["algorithm"], variant=ident["variant"], mutant=ident["mutant"],
-                        network=ident["network"])
+    what = system_words(ident["algorithm"], level=ident["level"], variant=ident["variant"],
+                        mutant=ident["mutant"], network=ident["network"])
     w(f"{ident['scenario'] or scenario}: {what}; graph {graph}"
       + (f"; seed {seed}" if seed is not None else "") + "\n")
     if extra:
@@ -197,10 +220,13 @@ def report_run(system: Any, schedule: list[Step], state: Any, as_json: bool, *, 
         w("outcome: " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in outcome.items()) + "\n")
     if deadlock:
         w(f"DEADLOCK: {violations[0]['details']}\n")
-    for v in found:
-        w(f"VIOLATION of {v}\n")
+    for name, _kind, why in found:
+        w(f"VIOLATION of {name}: {why.removeprefix(name + ': ')}\n")
     if extra:
         w(("REPRODUCED: " if extra["reproduced"] else "NOT REPRODUCED: ") + extra["message"] + "\n")
     elif status == 0:
-        w("complete run; validity, integrity, G-delivery order, causal order, termination hold\n")
+        if ident["algorithm"] == "toco" and ident["level"] == "protocol":
+            w("complete run; validity, integrity, G-delivery order, causal order, termination hold\n")
+        else:
+            w("complete run; no property of the system is violated\n")
     return status
