@@ -92,6 +92,16 @@ def register(sub: Any) -> None:
                    help="stop after about N distinct states (exit 3 if nothing was found)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="stop after this many seconds (exit 3 if nothing was found)")
+    p.add_argument("--memory", default=None, metavar="SIZE",
+                   help="memory the search may use, e.g. 4G or 512M (the frontier goes to disk beyond it)")
+    p.add_argument("--exact-states", action="store_true",
+                   help="keep exact states in the visited set instead of 64-bit fingerprints (small runs)")
+    p.add_argument("--checkpoint", default=None, metavar="DIR",
+                   help="save the search in DIR at the end of a level, every --checkpoint-every seconds")
+    p.add_argument("--checkpoint-every", type=float, default=300.0, metavar="S",
+                   help="seconds between checkpoints (default 300)")
+    p.add_argument("--resume", default=None, metavar="DIR",
+                   help="continue the search saved in DIR (same scenario and options)")
     p.add_argument("--save", default=None, metavar="DIR",
                    help="write one counterexample file per distinct violation into DIR (created if "
                    "needed); each is accepted by fisheye explain and fisheye simulate --replay")
@@ -173,6 +183,21 @@ def _resolve_system(args: argparse.Namespace) -> str:
     return name
 
 
+def _size(text: str | None) -> int | None:
+    """``4G``, ``512M``, ``100K`` or a number of bytes."""
+    if text is None:
+        return None
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(t[-1:], 1)
+    try:
+        n = float(t[:-1] if mult > 1 else t) * mult
+    except ValueError:
+        raise UsageError(f"--memory: {text!r} is not a size (e.g. 4G, 512M)") from None
+    if n <= 0:
+        raise UsageError("--memory must be positive")
+    return int(n)
+
+
 def run(args: argparse.Namespace) -> int:
     from fisheye.spec.graph import parse_graph_option
 
@@ -185,6 +210,11 @@ def run(args: argparse.Namespace) -> int:
     _positive("--partitions", args.partitions)
     if args.crashes is not None and args.crashes < 0:
         raise UsageError("--crashes must be >= 0")
+    memory = _size(args.memory)
+    if args.checkpoint and args.resume and args.checkpoint != args.resume:
+        raise UsageError("--checkpoint and --resume name different directories")
+    if (args.checkpoint or args.resume) and args.spark:
+        raise UsageError("--checkpoint and --resume apply to the local search (not --spark)")
     system_name = _resolve_system(args)
     check_applicable(args)
     opts = {k: (getattr(args, k) if getattr(args, k) is not None else v) for k, v in DEFAULTS.items()}
@@ -241,14 +271,22 @@ def run(args: argparse.Namespace) -> int:
             from fisheye.checker.spark import explore as spark_explore
         except ImportError as e:
             raise UsageError(f"--spark is not available ({e})") from None
+        from ..systems import ship_to_spark
+
+        ship_to_spark()
         report = spark_explore(ctx, builder(ctx), master=args.master, partitions=args.partitions,
                                max_states=args.max_states, timeout=args.timeout, progress=not args.quiet,
                                parquet=args.parquet)
     else:
         from ..explore.engine import explore
 
-        report = explore(ctx, builder(ctx), max_states=args.max_states, timeout=args.timeout,
-                         progress=progress)
+        try:
+            report = explore(ctx, builder(ctx), max_states=args.max_states, timeout=args.timeout,
+                             progress=progress, memory=memory, exact=args.exact_states,
+                             checkpoint=args.resume or args.checkpoint, resume=args.resume is not None,
+                             checkpoint_every=args.checkpoint_every)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
     report.setdefault("mutant", args.mutant)
     if opts["algorithm"] == "lcb":
         report.setdefault("crashes", opts["crashes"])
