@@ -287,7 +287,8 @@ def run(args: argparse.Namespace) -> int:
                              checkpoint_every=args.checkpoint_every)
         except ValueError as e:
             raise UsageError(str(e)) from None
-    report.setdefault("mutant", args.mutant)
+    if args.mutant is not None:  # the library's report names no mutant when there is none
+        report.setdefault("mutant", args.mutant)
     if opts["algorithm"] == "lcb":
         report.setdefault("crashes", opts["crashes"])
     if args.full:
