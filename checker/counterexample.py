@@ -1,4 +1,4 @@
-"""Counterexample files: write, read, replay.
+"""Counterexample files (their format: docs/contract.md): write, read, replay.
 
 A counterexample is a run of a system (any system of the registry,
 :mod:`fisheye.checker.systems`: Algorithm 2 over Algorithm 1 with a variant, a mutant,
@@ -30,6 +30,7 @@ from typing import Any
 from fisheye.impl.api import (
     ChecksBroadcast,
     Network,
+    Quotient,
     ReplayError,
     Step,
     System,
@@ -233,6 +234,27 @@ def property_failure(system: System[Any], state: Any, name: str) -> str | None:
             return str(found[0])
     failed = judge([p for p in system.properties() if p.name == name], state, complete).failed
     return failed[0][1] if failed else None
+
+
+def replayable_system(system: System[Any]) -> System[Any]:
+    """The system a saved schedule replays on: the raw protocol behind a quotiented one."""
+    return system.raw if isinstance(system, Quotient) else system
+
+
+def identity(system: System[Any]) -> dict[str, Any]:
+    """What names a system in reports and counterexample files (its :class:`SystemInfo`):
+    algorithm, level, variant, mutant, network, the graph it ran with, scenario or program."""
+    info = system.info
+    return {"algorithm": info.algorithm, "level": info.level,
+            "variant": None if info.variant is None else str(info.variant),
+            "mutant": None if info.mutant is None else str(info.mutant), "network": info.network.value,
+            "system_graph": tuple(info.graph.edges), "scenario": info.scenario,
+            "program": None if info.scenario else info.program, "crashes": info.crashes}
+
+
+def logs_json(system: System[Any], state: Any) -> dict[str, list[Any]]:
+    """The delivery logs at ``state`` in JSON form."""
+    return logs_as_json(system.delivery_logs(state))
 
 
 # ---- replay -------------------------------------------------------------------------------

@@ -216,18 +216,32 @@ def scenario(name: str, system: str = "toco") -> Scenario:
 
 
 # ---- a small text form, handy in tests and on the command line ------------------------------
-_OP = re.compile(r"^(?:(?P<name>\w+)\s*=\s*)?read\((?P<rr>\w+)\)(?:\s*->\s*(?P<exp>-?\w+))?$"
-                 r"|^write\((?P<wr>\w+)\s*,\s*(?P<wv>-?\w+)\)$"
-                 r"|^await\s+(?P<ar>\w+)\s*==\s*(?P<av>-?\w+)$"
-                 r"|^bcast\((?P<br>\w+)\s*,\s*(?P<bv>-?\w+)\)$")
+#: The program syntax (documented in docs/cli.md): processes separated by ``;``, each
+#: ``NAME: op, op, ...`` with NAME made of letters, digits, ``_`` and ``-``; an operation is
+#: ``write(X,v)``, ``[name=]read(X)[->v]``, ``await X==v`` or ``bcast(X,v)``; registers are
+#: identifiers, values are integers.
+_PROCESS = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
+_OP = re.compile(r"^(?:(?P<name>[A-Za-z_]\w*)\s*=\s*)?read\(\s*(?P<rr>[A-Za-z_]\w*)\s*\)"
+                 r"(?:\s*->\s*(?P<exp>\S+))?$"
+                 r"|^write\(\s*(?P<wr>[A-Za-z_]\w*)\s*,\s*(?P<wv>[^()\s]+)\s*\)$"
+                 r"|^await\s+(?P<ar>[A-Za-z_]\w*)\s*==\s*(?P<av>\S+)$"
+                 r"|^bcast\(\s*(?P<br>[A-Za-z_]\w*)\s*,\s*(?P<bv>[^()\s]+)\s*\)$")
+OPERATION_FORMS = "write(X,v), [name=]read(X)[->v], await X==v or bcast(X,v)"
 
 
-def _value(text: str) -> Value:
-    return int(text) if re.fullmatch(r"-?\d+", text) else text
+def _value(text: str, where: str) -> int:
+    """A program's values are integers (a bare word is a typo, never a string value)."""
+    if not re.fullmatch(r"-?\d+", text):
+        raise ValueError(f"{where}: the value {text!r} is not an integer")
+    return int(text)
 
 
 def parse_program(text: str) -> Program:
-    """``"p0: write(X,1), a=read(Y); p1: await X==1, read(X)"``."""
+    """``"p0: write(X,1), a=read(Y); p1: await X==1, read(X)"``.
+
+    Strict: a process named twice, an unknown operation, a value that is not an integer,
+    a repeated read name or an empty program is a :class:`ValueError` naming the part at
+    fault -- never a silently different program."""
     progs: dict[str, list[Operation]] = {}
     for part in text.split(";"):
         part = part.strip()
@@ -236,23 +250,36 @@ def parse_program(text: str) -> Program:
         if ":" not in part:
             raise ValueError(f"{part!r}: expected 'process: op, op, ...'")
         proc, body = part.split(":", 1)
+        proc = proc.strip()
+        if not _PROCESS.fullmatch(proc):
+            raise ValueError(f"{proc!r} is not a process name (letters, digits, '_' and '-')")
+        if proc in progs:
+            raise ValueError(f"process {proc!r} appears twice in the program (give each process "
+                             "one 'process: op, op, ...' part)")
         ops: list[Operation] = []
-        for raw in re.split(r",(?![^()]*\))", body):  # commas outside parentheses
+        raws = re.split(r",(?![^()]*\))", body)  # commas outside parentheses
+        for raw in raws:
             raw = raw.strip()
             if not raw:
+                if len(raws) > 1:
+                    raise ValueError(f"{proc}: an empty operation between commas")
                 continue
             mt = _OP.match(raw)
             if not mt:
-                raise ValueError(f"{raw!r} is not write(X,v), [name=]read(X)[->v], await X==v or bcast(X,v)")
+                raise ValueError(f"{proc}: {raw!r} is not {OPERATION_FORMS}")
+            where = f"{proc}: {raw!r}"
             if mt["rr"]:
-                ops.append(Read(mt["rr"], mt["name"], _value(mt["exp"]) if mt["exp"] else None))
+                exp = _value(mt["exp"], where) if mt["exp"] is not None else None
+                ops.append(Read(mt["rr"], mt["name"], exp))
             elif mt["wr"]:
-                ops.append(Write(mt["wr"], _value(mt["wv"])))
+                ops.append(Write(mt["wr"], _value(mt["wv"], where)))
             elif mt["br"]:
-                ops.append(Broadcast(mt["br"], _value(mt["bv"])))
+                ops.append(Broadcast(mt["br"], _value(mt["bv"], where)))
             else:
-                ops.append(Await(mt["ar"], _value(mt["av"])))
-        progs[proc.strip()] = ops
+                ops.append(Await(mt["ar"], _value(mt["av"], where)))
+        progs[proc] = ops
+    if not progs:
+        raise ValueError("the program names no process (expected 'process: op, op, ...; ...')")
     return Program.of(progs)
 
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: set-up, lint, then every test (slow and Spark ones
-# included: nothing is skipped), on both cores.
+# included: nothing is skipped; chromium is installed for the HTML report's test), on both cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
+bash scripts/install-chromium.sh
 .venv/bin/ruff check .
 exec .venv/bin/python -m pytest -n 2 --dist loadfile -p no:cacheprovider "$@"

@@ -116,3 +116,10 @@ def test_shrunk_schedules_are_1_minimal(path):
     assert still_violates(system, sched, cx.violates, checker)
     for i in range(len(sched)):
         assert not still_violates(system, sched[:i] + sched[i + 1:], cx.violates, checker), i
+
+
+@pytest.mark.parametrize("path", sorted(Path("counterexamples").glob("*.json")), ids=lambda p: p.name)
+def test_every_shipped_counterexample_is_explained_as_is(path, capsys):
+    assert main(["explain", str(path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "a contradiction!" in out or "Replayed:" in out or "No step-by-step argument" in out

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from fisheye.checker.cli import main
-from fisheye.checker.explain import argument as explain_mod
 from fisheye.checker.result import Verdict
 from fisheye.spec import paper
+from fisheye.spec.models import Model
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -31,8 +31,10 @@ def test_violation_is_explained_in_text_with_a_diagram(fig4, capsys):
     assert "Let:\n  A = w(X,1) at paris (1st operation of paris)" in out
     assert "paris and berlin are neighbours in G, so either A <* C or C <* A" in out
     assert out.count("a contradiction!") == 2
-    assert "Space-time diagram" in out and "proximity graph: paris -- berlin" in out
-    assert "cycle in S_berlin: A < C < A" in out
+    assert "Space-time diagram of the core and its context (6 of 9 operations)" in out
+    assert "proximity graph: paris:berlin" in out and "legend:" in out
+    assert "contradiction (a case ending in S_berlin): A <* C < A" in out
+    assert "not drawn: 1 process(es)" in out
 
 
 def test_json_is_the_explanation_data(fig4, capsys):
@@ -60,7 +62,13 @@ def test_consistent_history_exits_1(fig4, capsys):
 
 
 def test_unknown_check_exits_3(fig4, capsys, monkeypatch):
-    monkeypatch.setattr(explain_mod, "engine_decider", lambda *a, **k: (lambda h: Verdict.UNKNOWN))
+    import fisheye.checker.engines as engines
+    from fisheye.checker.result import CheckResult
+
+    def unknown(h, model, graph=None, **k):
+        return CheckResult(Verdict.UNKNOWN, Model(model), graph, "stub", message="gave up")
+
+    monkeypatch.setattr(engines, "check", unknown)
     assert main(["explain", str(fig4[0]), "--model", "fisheye"]) == 3
 
 
@@ -88,17 +96,18 @@ def test_svg_is_well_formed_with_the_expected_elements(fig4, tmp_path, capsys):
 
     def cls(name: str) -> list[ET.Element]:
         return [e for e in root.iter() if name in (e.get("class") or "").split()]
-    assert len(cls("process")) == 3                       # one line per process
+    assert len(cls("process")) == 2                       # the processes near the core (not new-york)
     ops = [e for e in cls("op")]
-    assert len(ops) == 9                                  # every operation, as a labelled point
+    assert len(ops) == 6                                  # the core and its context, as labelled points
     assert all(g.find(f"{SVG}circle") is not None and g.find(f"{SVG}text") is not None for g in ops)
     core = [g for g in ops if "core" in g.get("class", "")]
     assert sorted(g.find(f"{SVG}text").text for g in core) == [
-        "A = w(X,1)", "B = r(X)->2", "C = w(X,2)", "D = r(X)->1"]
-    assert len(cls("rf")) == 4                            # every read has its read-from arrow
+        "A:w(X,1)", "B:r(X)->2", "C:w(X,2)", "D:r(X)->1"]
     assert len([e for e in cls("rf") if "core" in e.get("class", "")]) == 2
     assert len(cls("cycle")) == 4                         # two 2-edge contradicting cycles
-    assert len(cls("graph-edge")) == 1                    # paris -- berlin
+    assert len(cls("graph-edge")) == 1                    # paris:berlin
+    assert len(cls("legend")) == 1
+    assert int(root.get("width")) <= 4000
 
 
 def test_property_counterexample_is_explained_from_its_run(tmp_path, capsys):

@@ -52,7 +52,7 @@ def test_unordered_channels_break_g_delivery_order(capsys):
     assert main(["simulate", "fig6", "--network", "unordered", "--seed", "2", "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["complete"] is True
-    assert {v["property"] for v in out["violations"]} == {"G-delivery order"}
+    assert {v["violates"] for v in out["violations"]} == {"G-delivery order"}
 
 
 def test_simulate_reports_deadlock(capsys):
@@ -99,3 +99,53 @@ def test_program_text_round_trip():
     programs = [random_program(rng, 4) for _ in range(100)]
     assert all(parse_program(str(p)) == p for p in programs)
     assert any(not ops for p in programs for ops in p.ops)  # empty processes round-trip too
+
+
+def test_replay_of_every_shipped_counterexample(capsys):
+    """Each shipped counterexample replays as is: exit 1, the recorded violation reproduced."""
+    import glob
+
+    files = sorted(glob.glob("counterexamples/*.json"))
+    assert files
+    for f in files:
+        code = main(["simulate", "--replay", f, "--json"])
+        out = json.loads(capsys.readouterr().out)
+        assert code == 1 and out["reproduced"] is True and out["replayed"] == f, f
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["--replay", "counterexamples/mutant-no-t1--fisheye.json", "--seed", "3"], "--seed does not apply"),
+    (["fig6", "--replay", "counterexamples/mutant-no-t1--fisheye.json"], "takes no SCENARIO"),
+    (["--replay", "tests/data/nope.json"], "nope.json"),
+    ([], "needs a SCENARIO"),
+    (["p: write(X,1); q: read(X)", "--graph", "paper"], "no paper graph"),
+    (["p: write(X,1); p: a=read(X)"], "appears twice"),
+    (["p: write(X,one); q: a=read(X)"], "not an integer"),
+    (["p: writ(X,1)"], "is not write(X,v)"),
+])
+def test_simulate_bad_input_exit_2(capsys, argv, fragment):
+    code = main(["simulate", *argv])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1 and fragment in err
+
+
+def test_replay_rejects_a_plain_history(capsys, tmp_path):
+    f = tmp_path / "h.json"
+    f.write_text(json.dumps({"history": {"p": [["w", "X", 1]]}}))
+    code = main(["simulate", "--replay", str(f)])
+    assert code == 2 and "not a counterexample file" in capsys.readouterr().err
+
+
+def test_simulate_and_explore_share_violation_keys(capsys):
+    prog = "p0: write(X,1), read(X); p1: write(X,2), read(X)"
+    main(["simulate", prog, "--graph", "p0:p1", "--network", "unordered", "--seed", "1", "--json"])
+    sim = json.loads(capsys.readouterr().out)
+    main(["explore", prog, "--graph", "p0:p1", "--network", "unordered", "--json", "--quiet"])
+    exp = json.loads(capsys.readouterr().out)
+    shared = {"scenario", "graph", "level", "algorithm", "variant", "network"}
+    assert shared <= set(sim) and shared <= set(exp)
+    assert {k: sim[k] for k in shared} == {k: exp[k] for k in shared}
+    assert sim["mutant"] is exp.get("mutant") is None     # explore names a mutant only when one runs
+    assert exp["violations"]
+    for v in sim["violations"] + exp["violations"]:
+        assert {"violates", "kind"} <= set(v)

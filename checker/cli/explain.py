@@ -1,21 +1,24 @@
-"""``fisheye explain FILE [--model MODEL] [--graph GRAPH] [--svg OUT.svg] [--json]``
-(contract section 3, issue 7).
+"""``fisheye explain FILE [--model MODEL] [--graph GRAPH] [--svg OUT.svg] [--html OUT.html]
+[--timeout SECONDS] [--json]`` (docs/cli.md).
 
-FILE is a history file, or a counterexample file (contract section 5) whose own
+FILE is a history file, or a counterexample file (its format: docs/contract.md) whose own
 ``violates`` model and history graph are the defaults.  Prints, for a violation, the
-minimal core, the Elle-style argument and a space-time diagram (``--json``: the data);
-for a counterexample, also the schedule as a numbered replay script.  A broadcast
-property violation or a deadlock is explained from the replayed run: which property,
-which messages, the delivery logs, the replay script.
+minimal core, the Elle-style argument and a space-time diagram of the core and its
+context (``--json``: the data); for a counterexample, also the schedule as a numbered
+replay script.  A broadcast property violation or a deadlock is explained from the
+replayed run: which property, which messages, the delivery logs, the replay script.
+Progress goes to stderr (``--quiet``: none); ``--timeout`` bounds the whole command.
 
 Exit status: 0 a violation was explained, 1 the history is consistent (nothing to
-explain), 2 bad input or usage, 3 the check was unknown (a budget ran out).
+explain; a counterexample that does not replay), 2 bad input or usage, 3 unknown (the
+time limit ran out, or a check was inconclusive, before a violation was established).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,29 +30,67 @@ from .. import counterexample as cxm
 from ..errors import UsageError
 from ..result import Verdict
 
+EPILOG = """examples:
+  fisheye explain examples/fig4.json --model fisheye
+  fisheye explain counterexamples/alg2-published-4p--fisheye-2014.json --html iriw.html
+  fisheye explain examples/fig6-x2.json --model sc --timeout 60 --svg core.svg
+Exit status: 0 a violation was explained, 1 the history is consistent (nothing to explain),
+2 bad input or usage, 3 unknown (the time limit ran out first).  'fisheye check' answers
+the verdict (0 consistent, 1 violation); 'explain' answers whether it could explain one."""
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("explain", help="explain why a history violates a model",
-                              description=__doc__)
+                              description="Explain, in plain words, why a history violates a model: a "
+                              "minimal core of operations, an argument that ends in a contradiction, and "
+                              "a space-time diagram.", epilog=EPILOG,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file", metavar="FILE", help="history file or counterexample file")
     p.add_argument("--model", choices=MODEL_NAMES, default=None,
                    help="sc, cc, fisheye or fisheye-2014 (default: a counterexample's own)")
     p.add_argument("--graph", default="file", metavar="GRAPH",
                    help="empty, complete, file (the file's graph, default) or p:q,r:s")
     p.add_argument("--svg", metavar="OUT.svg", default=None, help="also write an SVG space-time diagram")
+    p.add_argument("--html", metavar="OUT.html", default=None,
+                   help="also write a self-contained HTML report (argument, diagram, history)")
     p.add_argument("--json", action="store_true", help="print the explanation as one JSON object")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                   help="budget of each consistency check (exit 3 when it runs out)")
+                   help="time limit of the whole command (exit 3 if it runs out before a violation "
+                   "is established; after, the core found so far is explained)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=run)
 
 
 def replay_script(schedule: list[Any]) -> list[str]:
     from fisheye.impl.api import Step
 
-    return [f"{i + 1:3}. {Step.from_json(step)}" for i, step in enumerate(schedule)]
+    from .plain import step_text
+
+    return [f"{i + 1:3}. {step_text(Step.from_json(step))}" for i, step in enumerate(schedule)]
+
+
+def _progress(args: argparse.Namespace) -> Any:
+    if args.quiet:
+        return None
+    import time
+
+    start = time.monotonic()
+
+    def say(message: str) -> None:
+        print(f"explain [{time.monotonic() - start:6.1f} s] {message}", file=sys.stderr, flush=True)
+    return say
+
+
+def _write(path: str, text: str, what: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"{path}: cannot write the {what} ({e.strerror})") from None
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
     obj = read_json_file(args.file)
     cx = cxm.from_json(obj, args.file) if cxm.is_counterexample(obj) else None
     history = cx.history if cx else parse_history(obj, args.file)
@@ -61,7 +102,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.file}: --model is required for a history file")
     if cx is not None and model_name not in MODEL_NAMES:
         if args.svg:
-            raise UsageError(f"{args.file}: --svg draws histories; this file violates {model_name!r}")
+            raise UsageError(f"{args.file}: --svg draws a history's contradiction; this run violates "
+                             f"{model_name!r} (--html shows its delivery logs)")
+        if args.graph != "file":
+            raise UsageError(f"{args.file}: --graph does not apply: this run violates {model_name!r}, "
+                             "a property of its own system (give --model to check its history)")
         return explain_property(cx, args)
     graph = parse_graph_option(args.graph, history.processes, history.edges)
     model = Model(model_name)
@@ -69,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
 
     schedule = [s.to_json() for s in cx.schedule] if cx else []
     try:
-        exp = explain(history, model, graph, schedule=schedule, timeout=args.timeout)
+        exp = explain(history, model, graph, schedule=schedule, timeout=args.timeout,
+                      progress=_progress(args))
     except ExplainError as e:
         if args.json:
             print(json.dumps({"verdict": e.verdict.value, "model": model.value, "message": str(e)}))
@@ -79,10 +125,13 @@ def run(args: argparse.Namespace) -> int:
     if args.svg:
         from ..explain.svg import render as svg_render
 
-        try:
-            Path(args.svg).write_text(svg_render(exp), encoding="utf-8")
-        except OSError as e:
-            raise UsageError(f"{args.svg}: cannot write the SVG ({e.strerror})") from None
+        _write(args.svg, svg_render(exp), "SVG")
+    if args.html:
+        from ..explain.html import render as html_render
+
+        _write(args.html, html_render(exp, title=f"Why {Path(args.file).name} violates {model.value}",
+                                      found_by=_system_text(cx) if cx else "",
+                                      replay=replay_script(schedule) if cx else ()), "HTML report")
     if args.json:
         out = {"verdict": "violation", "model": model.value, "file": args.file, **exp.to_json()}
         if cx is not None:
@@ -103,10 +152,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _system_text(cx: cxm.Counterexample) -> str:
-    what = cx.scenario or cx.program
-    g = ", ".join(f"{a}:{b}" for a, b in cx.system_graph) or "empty graph"
-    mut = f", mutant {cx.mutant}" if cx.mutant else ""
-    return f"{cx.algorithm} {cx.variant}{mut}, {cx.network} channels, graph {g}, program {what}"
+    from .plain import edges_text, system_words
+
+    what = "scenario" if cx.scenario else "program"
+    words = system_words(cx.algorithm, level=cx.level, variant=cx.variant, mutant=cx.mutant,
+                         network=cx.network)
+    return (f"{words}, "
+            f"graph {edges_text([list(e) for e in cx.system_graph])}, {what} {cx.scenario or cx.program}")
 
 
 def _cx_summary(cx: cxm.Counterexample) -> dict[str, Any]:
@@ -124,25 +176,42 @@ def explain_property(cx: cxm.Counterexample, args: argparse.Namespace) -> int:
     schedule = [s.to_json() for s in cx.schedule]
     logs = cx.delivery_logs
     if res.state is not None:
-        from fisheye.impl.system import logs_as_json
-
-        logs = logs_as_json(cx.system().delivery_logs(res.state))
+        logs = cxm.logs_json(cx.system(), res.state)
     if args.json:
         print(json.dumps({"verdict": "violation" if res.ok else "not-reproduced", "violates": cx.violates,
                           "file": args.file, "details": res.message if res.ok else cx.details,
                           "reproduced": res.ok, "delivery_logs": logs,
                           "replay": [{"step": i + 1, "do": s} for i, s in enumerate(schedule)],
                           "counterexample": _cx_summary(cx)}))
-    else:
-        what = "deadlocks" if cx.violates == cxm.DEADLOCK else f"violates {cx.violates}"
-        print(f"The run {what} ({_system_text(cx)}).")
-        print(f"Replayed: {res.message}." if res.ok else f"NOT reproduced: {res.message}.")
-        if cx.details and cx.details != res.message:
-            print(f"Recorded: {cx.details}")
-        print("Delivery logs (b = broadcast, d = deliver):")
-        for p, log in logs.items():
-            events = " ".join(f"{'b' if k == 'broadcast' else 'd'}({s}#{q})" for k, s, q in log)
-            print(f"  {p}: {events or '-'}")
-        print("Replay script:")
-        print("\n".join(replay_script(schedule)))
+        return 0 if res.ok else 1
+    what = "deadlocks" if cx.violates == cxm.DEADLOCK else f"violates {cx.violates}"
+    head = f"The run {what} ({_system_text(cx)})."
+    lines = [f"Replayed: {res.message}." if res.ok else f"NOT reproduced: {res.message}."]
+    if cx.details and cx.details != res.message:
+        lines.append(f"Recorded: {cx.details}")
+    log_texts = {p: [_event_text(e) for e in log] for p, log in logs.items()}
+    script = replay_script(schedule)
+    if args.html:
+        from ..explain.html import render_run
+
+        _write(args.html, render_run(title=f"Why {Path(args.file).name} {what}", verdict=head, lines=lines,
+                                     logs=log_texts, history=cx.history, replay=script), "HTML report")
+    print(head)
+    print("\n".join(lines))
+    print("Delivery logs (b = broadcast, d = deliver):")
+    for p, events in log_texts.items():
+        print(f"  {p}: {' '.join(events) or '-'}")
+    print("Replay script:")
+    print("\n".join(script))
     return 0 if res.ok else 1
+
+
+def _event_text(event: Any) -> str:
+    """``b(p#0)``/``d(p#0)`` for the toco systems' ``[kind, sender, seq]``; ``b(m)``,
+    ``d(q:m)`` for the localized broadcast's ``[kind, m]`` and ``[kind, sender, m]``."""
+    if isinstance(event, list) and event and event[0] in ("broadcast", "deliver"):
+        mark = "b" if event[0] == "broadcast" else "d"
+        if len(event) == 3 and isinstance(event[2], int):
+            return f"{mark}({event[1]}#{event[2]})"
+        return f"{mark}({':'.join(str(x) for x in event[1:])})"
+    return str(event)

@@ -1,5 +1,15 @@
 """``fisheye explore SCENARIO ...``: every schedule of a scenario, with partial-order
-reduction (contract sections 3 and 4; issue 5).
+reduction (docs/cli.md; the report's keys: docs/contract.md).
+
+An option that does not apply to the system explored is an error, never ignored: the
+variant, the mutant and the network semantics of Algorithm 1 at the abstract level
+(Algorithm 2 over the broadcast specification, no Algorithm 1 at all), the variant and
+the mutant with ``--algorithm lcb``, ``--crashes`` without it, ``--model-graph`` with
+``--model none``.  A program's default graph is the empty one (it has no paper graph).
+
+``--save DIR`` writes one counterexample file (docs/contract.md) per distinct
+violation listed in the report; ``fisheye explain`` and ``fisheye simulate --replay``
+read them as they are.
 
 Exit status: 0 complete and no violation, 1 violations found, 2 bad input, 3 cut short
 by a budget (or a history no engine could decide) before finding any violation.
@@ -9,47 +19,79 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
+from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from .plain import edges_text, history_lines, plural, system_words
 
 MODELS = ("fisheye", "fisheye-2014", "sc", "cc", "none")
+DEFAULTS = {"level": "protocol", "algorithm": "toco", "variant": "corrected", "network": "fifo",
+            "crashes": 0, "model": "fisheye"}
+
+EPILOG = """examples:
+  fisheye explore paris-berlin-newyork                 # Figure 3 on the paper's graph
+  fisheye explore fig6 --level abstract --graph empty  # Figure 6 under causal consistency
+  fisheye explore 'p0: write(X,1); p1: a=read(X)'      # a program (its default graph is empty)
+  fisheye explore 'p0: write(X,1), read(Y), read(X); p1: ; p2: await X==1, write(X,3), write(Y,5)' \
+--graph p0:p1 --variant published --model cc --save out
+  fisheye explore lcb3 --algorithm lcb --crashes 1
+The program syntax: docs/cli.md.  Exit status: 0 complete and no violation, 1 violations
+found, 2 bad input or usage, 3 cut short by a budget before finding any violation."""
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("explore", help="explore every schedule of a scenario (exhaustive, with "
                        "partial-order reduction)",
+                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
                        description="Explore every schedule of SCENARIO (paris-berlin-newyork, fig6, a "
-                       "program such as 'p0: write(X,1); p1: read(X)', or an lcb scenario with "
-                       "--algorithm lcb), check every complete run, report outcomes and violations.")
-    p.add_argument("scenario", metavar="SCENARIO")
-    p.add_argument("--graph", default="paper", help="empty, paper (default), complete, or p:q,r:s")
-    p.add_argument("--level", default="protocol", choices=("protocol", "abstract"),
+                       "program such as 'p0: write(X,1); p1: a=read(X)', or a localized causal "
+                       "broadcast scenario with --algorithm lcb), check the history of every complete "
+                       "run against a model, and report the outcomes and the violations.")
+    p.add_argument("scenario", metavar="SCENARIO",
+                   help="paris-berlin-newyork, fig6, a program 'p: op, op; q: ...', or an lcb scenario")
+    p.add_argument("--graph", default=None, metavar="GRAPH",
+                   help="paper (the default for a named scenario), empty (the default for a program), "
+                   "complete, or edges p:q,r:s")
+    p.add_argument("--level", default=None, choices=("protocol", "abstract"),
                    help="protocol: Algorithm 2 over Algorithm 1 over the network (default); abstract: "
-                   "Algorithm 2 over the broadcast specification")
-    p.add_argument("--algorithm", default="toco", choices=("toco", "lcb"))
+                   "Algorithm 2 over the broadcast specification (every delivery order it allows)")
+    p.add_argument("--algorithm", default=None, choices=("toco", "lcb"),
+                   help="toco: Algorithms 1 and 2 of the paper (default); lcb: the localized causal "
+                   "broadcast")
     p.add_argument("--system", default=None, metavar="NAME",
                    help="the system to explore: toco (as --algorithm), lcb, the name of an entry point of "
                    "the group fisheye.systems, or package.module:factory (your own protocol, "
                    "docs/your-protocol.md)")
     p.add_argument("--variant", default=None, choices=("corrected", "published"),
-                   help="Algorithm 1's variant (default corrected)")
-    p.add_argument("--network", default="fifo", choices=("fifo", "unordered"))
-    p.add_argument("--mutant", default=None, help="a mutant of Algorithm 1/2 (see fisheye simulate)")
-    p.add_argument("--crashes", type=int, default=0, metavar="F", help="at most F crashes (--algorithm lcb)")
-    p.add_argument("--model", default="fisheye", choices=MODELS,
+                   help="Algorithm 1 as published in the paper or corrected (default; see "
+                   "docs/algorithm1-correction.md); protocol level only")
+    p.add_argument("--network", default=None, choices=("fifo", "unordered"),
+                   help="channel semantics (default fifo); protocol level only")
+    from fisheye.impl.toco import Mutant
+
+    p.add_argument("--mutant", default=None, metavar="NAME",
+                   help="run a deliberately broken version of Algorithm 1 or 2 ("
+                   + ", ".join(m.value for m in Mutant) + "); protocol level only")
+    p.add_argument("--crashes", type=int, default=None, metavar="F",
+                   help="at most F processes crash (--algorithm lcb only; default 0)")
+    p.add_argument("--model", default=None, choices=MODELS,
                    help="model every complete history is checked against (default fisheye; none: no check)")
     p.add_argument("--model-graph", default=None, metavar="GRAPH",
                    help="graph of the model check (default: the run's graph)")
     p.add_argument("--reduction", default="auto", choices=("auto", "none", "stubborn", "process"),
-                   help="partial-order reduction (auto: the best the level supports; none: full search)")
+                   help="partial-order reduction: auto (the best the level supports, default), none "
+                   "(every interleaving), stubborn or process (docs/por.md)")
     p.add_argument("--full", action="store_true",
-                   help="also run the unreduced search and report its counts under 'full'")
+                   help="also run the search without reduction and report its counts under 'full'")
     p.add_argument("--no-prune", action="store_true",
-                   help="do not cut runs whose figure reads deviate (fig6)")
-    p.add_argument("--max-states", type=int, default=None, metavar="N")
-    p.add_argument("--timeout", type=float, default=None, metavar="S")
+                   help="keep the runs whose reads deviate from the values a figure shows (fig6)")
+    p.add_argument("--max-states", type=int, default=None, metavar="N",
+                   help="stop after about N distinct states (exit 3 if nothing was found)")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="stop after this many seconds (exit 3 if nothing was found)")
     p.add_argument("--memory", default=None, metavar="SIZE",
                    help="memory the search may use, e.g. 4G or 512M (the frontier goes to disk beyond it)")
     p.add_argument("--exact-states", action="store_true",
@@ -60,9 +102,12 @@ def register(sub: Any) -> None:
                    help="seconds between checkpoints (default 300)")
     p.add_argument("--resume", default=None, metavar="DIR",
                    help="continue the search saved in DIR (same scenario and options)")
-    p.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+    p.add_argument("--save", default=None, metavar="DIR",
+                   help="write one counterexample file per distinct violation into DIR (created if "
+                   "needed); each is accepted by fisheye explain and fisheye simulate --replay")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress display on stderr")
-    p.add_argument("--spark", action="store_true", help="explore on Spark (fisheye.checker.spark)")
+    p.add_argument("--spark", action="store_true", help="explore on Spark (local[*] unless --master)")
     p.add_argument("--master", default=None, metavar="URL", help="Spark master URL (with --spark)")
     p.add_argument("--partitions", type=int, default=None, metavar="N",
                    help="Spark partitions (with --spark)")
@@ -75,6 +120,67 @@ def register(sub: Any) -> None:
 def _positive(name: str, v: float | int | None) -> None:
     if v is not None and v <= 0:
         raise UsageError(f"{name} must be positive")
+
+
+def _is_program(scenario: str) -> bool:
+    return ":" in scenario
+
+
+def check_applicable(args: argparse.Namespace) -> None:
+    """Options given explicitly that do not apply to the system explored are errors."""
+    given = {k for k in DEFAULTS if getattr(args, k) is not None}
+    if args.mutant is not None:
+        given.add("mutant")
+    algorithm = args.algorithm or "toco"
+    if args.system is not None and args.system not in ("toco", "lcb"):
+        return _check_spark(args)   # a user's system: its factory judges its options
+    level = args.level or "protocol"
+
+    def no(opt: str, why: str) -> None:
+        raise UsageError(f"--{opt} does not apply {why}")
+
+    if algorithm == "lcb":
+        for opt in ("variant", "mutant"):
+            if opt in given:
+                no(opt, "to --algorithm lcb (it names a version of Algorithm 1 or 2)")
+        if level != "protocol":
+            no("level abstract", "to --algorithm lcb (the localized causal broadcast runs at the "
+               "protocol level only)")
+    else:
+        if "crashes" in given:
+            no("crashes", "to Algorithms 1 and 2, which assume no crash (use --algorithm lcb)")
+        if level == "abstract":
+            for opt in ("variant", "mutant", "network"):
+                if opt in given:
+                    no(opt, "at --level abstract (Algorithm 2 over the broadcast specification: no "
+                       "Algorithm 1, no channels)")
+    if args.model == "none" and args.model_graph is not None:
+        no("model-graph", "with --model none (no history is checked)")
+    _check_spark(args)
+    if args.no_prune and algorithm == "toco":
+        from fisheye.impl.system import resolve_program
+
+        try:
+            program, _ = resolve_program(args.scenario)
+        except ValueError:
+            return  # reported later, with the scenario names
+        if not any(getattr(op, "expect", None) is not None for ops in program.ops for op in ops):
+            no("no-prune", "here: no read of this scenario carries a figure's value (read(X)->v)")
+
+
+def _check_spark(args: argparse.Namespace) -> None:
+    if (args.master or args.partitions or args.parquet) and not args.spark:
+        raise UsageError("--master, --partitions and --parquet need --spark")
+
+
+def _resolve_system(args: argparse.Namespace) -> str:
+    """``--system`` and ``--algorithm`` name one system; toco and lcb set ``args.algorithm``."""
+    if args.system is not None and args.algorithm not in (None, args.system):
+        raise UsageError("--system and --algorithm name two different systems")
+    name = args.system or args.algorithm or "toco"
+    if name in ("toco", "lcb"):
+        args.algorithm = name
+    return name
 
 
 def _size(text: str | None) -> int | None:
@@ -102,44 +208,49 @@ def run(args: argparse.Namespace) -> int:
     _positive("--max-states", args.max_states)
     _positive("--timeout", args.timeout)
     _positive("--partitions", args.partitions)
-    if args.crashes < 0:
+    if args.crashes is not None and args.crashes < 0:
         raise UsageError("--crashes must be >= 0")
-    if (args.master or args.partitions or args.parquet) and not args.spark:
-        raise UsageError("--master, --partitions and --parquet need --spark")
     memory = _size(args.memory)
     if args.checkpoint and args.resume and args.checkpoint != args.resume:
         raise UsageError("--checkpoint and --resume name different directories")
     if (args.checkpoint or args.resume) and args.spark:
         raise UsageError("--checkpoint and --resume apply to the local search (not --spark)")
-    if args.system is not None and args.algorithm != "toco" and args.system != args.algorithm:
-        raise UsageError("--system and --algorithm name two different systems")
-    system_name = args.system or args.algorithm
-    if system_name in ("toco", "lcb"):
-        args.algorithm = system_name
-    variant = args.variant or ("corrected" if system_name == "toco" else None)
+    system_name = _resolve_system(args)
+    check_applicable(args)
+    opts = {k: (getattr(args, k) if getattr(args, k) is not None else v) for k, v in DEFAULTS.items()}
+    graph = args.graph
+    if graph is None:
+        graph = "empty" if _is_program(args.scenario) else "paper"
+    elif graph.strip() == "paper" and _is_program(args.scenario):
+        raise UsageError("--graph paper: a program has no paper graph (its default graph is empty; "
+                         "give edges p:q,r:s)")
+    if args.save is not None:
+        _prepare_dir(args.save)
 
-    def build(reduction: str) -> Any:
+    def context(reduction: str) -> Any:
         if system_name in ("toco", "lcb"):
-            return make_context(args.scenario, args.graph, level=args.level, algorithm=system_name,
-                                variant=variant or "corrected", network=args.network, mutant=args.mutant,
-                                crashes=args.crashes, reduction=reduction, prune_deviations=not args.no_prune)
+            return make_context(args.scenario, graph, level=opts["level"], algorithm=system_name,
+                                variant=opts["variant"], network=opts["network"], mutant=args.mutant,
+                                crashes=opts["crashes"], reduction=reduction,
+                                prune_deviations=not args.no_prune)
         from fisheye.impl.api import Network, SystemRequest
 
-        from ..systems import context
+        from ..systems import context as system_context
 
-        request = SystemRequest(scenario=args.scenario, graph=args.graph, network=Network.parse(args.network),
-                                variant=variant, mutant=args.mutant, crashes=args.crashes, level=args.level)
-        return context(system_name, request, reduction=reduction, prune_deviations=not args.no_prune)
+        request = SystemRequest(scenario=args.scenario, graph=graph, network=Network.parse(opts["network"]),
+                                variant=args.variant, mutant=args.mutant, crashes=opts["crashes"],
+                                level=opts["level"])
+        return system_context(system_name, request, reduction=reduction, prune_deviations=not args.no_prune)
 
     try:
-        ctx = build(args.reduction)
+        ctx = context(args.reduction)
         model_graph = None
         if args.model_graph is not None:
             model_graph = parse_graph_option(args.model_graph, ctx.system.processes, ctx.system.graph.edges,
                                              source="--model-graph")
     except ValueError as e:
         msg = str(e)
-        if args.algorithm == "toco" and msg.startswith("unknown scenario"):
+        if system_name == "toco" and msg.startswith("unknown scenario"):
             from fisheye.impl.lcb import SCENARIOS as LCB_SCENARIOS
 
             if args.scenario in LCB_SCENARIOS:
@@ -147,14 +258,13 @@ def run(args: argparse.Namespace) -> int:
             else:
                 msg += f"; with --algorithm lcb: {', '.join(LCB_SCENARIOS)}"
         raise UsageError(msg) from None
-    model = None if args.model == "none" else args.model
-    level = "protocol" if system_name == "lcb" else args.level
+    model = None if opts["model"] == "none" else opts["model"]
+    level = "protocol" if system_name == "lcb" else opts["level"]
     progress = None if args.quiet else Progress(label=f"explore {args.scenario} ({level})")
 
     def builder(c: Any) -> ReportBuilder:
         return ReportBuilder(c, level, engine="spark" if args.spark else "local", model=model,
-                             model_graph=model_graph,
-                             scenario=args.scenario)
+                             model_graph=model_graph, scenario=args.scenario)
 
     if args.spark:
         try:
@@ -177,10 +287,14 @@ def run(args: argparse.Namespace) -> int:
                              checkpoint_every=args.checkpoint_every)
         except ValueError as e:
             raise UsageError(str(e)) from None
+    if args.mutant is not None:  # the library's report names no mutant when there is none
+        report.setdefault("mutant", args.mutant)
+    if opts["algorithm"] == "lcb":
+        report.setdefault("crashes", opts["crashes"])
     if args.full:
         from ..explore.engine import explore
 
-        full_ctx = build("none")
+        full_ctx = context("none")
         full = explore(full_ctx, builder(full_ctx), max_states=args.max_states, timeout=args.timeout,
                        progress=None if args.quiet else Progress(label="explore (full)"))
         report["full"] = {k: full[k] for k in ("complete", "states", "terminal_states", "histories",
@@ -188,39 +302,145 @@ def run(args: argparse.Namespace) -> int:
         report["full"]["outcomes_equal"] = full["outcomes"] == report["outcomes"]
         if full["complete"] and full["states"]:
             report["reduction_factor"] = round(full["states"] / report["states"], 2)
+    saved: list[str] = []
+    if args.save is not None and report["violations"]:
+        saved = save_counterexamples(ctx.system, report, args, model_graph)
+        report["saved"] = saved
     if args.json:
         json.dump(report, sys.stdout)
         sys.stdout.write("\n")
     else:
-        _print_text(report)
+        _print_text(report, args, saved)
     return exit_status(report)
 
 
-def _print_text(r: dict[str, Any]) -> None:
+# ---- counterexample files --------------------------------------------------------------------
+
+def _prepare_dir(path: str) -> None:
+    d = Path(path)
+    if d.exists() and not d.is_dir():
+        raise UsageError(f"--save {path}: not a directory")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"--save {path}: cannot create the directory ({e.strerror})") from None
+
+
+def _slug(text: str) -> str:
+    out = "".join(c if c.isalnum() or c in "-_" else "-" for c in text)
+    while "--" in out:
+        out = out.replace("--", "-")
+    return out.strip("-")[:40] or "program"
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The explore command that reproduces this report (for the files' ``search`` key)."""
+    parts = ["fisheye", "explore", args.scenario]
+    for opt in ("graph", "level", "algorithm", "variant", "network", "mutant", "crashes", "model",
+                "model_graph", "reduction"):
+        v = getattr(args, opt)
+        if v is not None and not (opt == "reduction" and v == "auto"):
+            parts += [f"--{opt.replace('_', '-')}", str(v)]
+    if args.no_prune:
+        parts.append("--no-prune")
+    return shlex.join(parts)
+
+
+def save_counterexamples(system: Any, report: dict[str, Any], args: argparse.Namespace,
+                         model_graph: Any) -> list[str]:
+    """One file per listed violation, named after the scenario, the property and a number."""
+    from fisheye.impl.api import Step
+    from fisheye.spec.graph import ProximityGraph
+
+    from .. import counterexample as cxm
+
+    raw = cxm.replayable_system(system)
+    stem = _slug(args.scenario if not _is_program(args.scenario) else "program")
+    check_graph = model_graph or ProximityGraph(raw.processes, raw.graph.edges)
+    out = []
+    for k, v in enumerate(report["violations"], 1):
+        steps = [Step.from_json(s) for s in v["schedule"]]
+        try:
+            cx = cxm.from_run(raw, steps, v["violates"], search=command_line(args), check_graph=check_graph,
+                              explain=False)
+        except (ValueError, RuntimeError) as e:
+            raise UsageError(f"--save: violation {k} cannot be written as a replayable file ({e})") from None
+        path = Path(args.save) / f"{stem}--{_slug(v['violates'])}--{k}.json"
+        try:
+            cx.save(path)
+        except OSError as e:
+            raise UsageError(f"--save: cannot write {path} ({e.strerror})") from None
+        out.append(str(path))
+    return out
+
+
+# ---- the text report ---------------------------------------------------------------------------
+
+def system_text(r: dict[str, Any]) -> str:
+    return system_words(r.get("algorithm"), level=r["level"], variant=r.get("variant"),
+                        mutant=r.get("mutant"), network=r.get("network"),
+                        crashes=r.get("crashes") or 0)
+
+
+def violation_title(v: dict[str, Any]) -> str:
+    if v["kind"] == "deadlock":
+        return "deadlock: a run stops before the end with no step enabled"
+    if v["kind"] == "broadcast":
+        return f"broadcast property '{v['violates']}' violated by the delivery logs"
+    if v["kind"] == "model":
+        return f"the history of a complete run violates {v['violates']}"
+    return f"property '{v['violates']}' of the system violated by a run"
+
+
+def _print_text(r: dict[str, Any], args: argparse.Namespace, saved: list[str]) -> None:
     w = sys.stdout.write
-    g = ", ".join(f"{a}-{b}" for a, b in r["graph"]) or "no edge"
-    w(f"{r['scenario']} [{r['level']} level, {r.get('algorithm')}, graph: {g}, "
-      f"reduction: {r['reduction']}]\n")
-    w(f"  {'complete' if r['complete'] else 'CUT SHORT: ' + str(r.get('stopped'))}: "
-      f"{r['states']:,} states, {r['terminal_states']:,} complete runs (distinct final states), "
-      f"{r['histories']:,} histories, {r['deadlocks']} deadlocks, in {r['seconds']} s\n")
+    w(f"{r['scenario']}: {system_text(r)}; graph {edges_text(r['graph'])}\n")
+    counts = (f"{plural(r['states'], 'state')}, {plural(r['terminal_states'], 'complete run')}, "
+              f"{plural(r['histories'], 'distinct history', 'distinct histories')}, "
+              f"{plural(r['deadlocks'], 'deadlock')}, in {r['seconds']} s")
+    if r["complete"]:
+        w(f"  every schedule explored: {counts}\n")
+    else:
+        w(f"  CUT SHORT ({r.get('stopped') or 'a budget ran out'}): {counts}\n")
     pr = r["pruned"]
     if pr["deviating_reads"] or pr["infeasible"]:
-        w(f"  pruned: {pr['deviating_reads']:,} states with a deviating figure read, "
-          f"{pr['infeasible']:,} infeasible under the specification\n")
+        w(f"  set aside: {plural(pr['deviating_reads'], 'state')} where a read returned another value "
+          f"than the figure's, {plural(pr['infeasible'], 'state')} the broadcast specification forbids\n")
     oc = r["outcomes"]
     if oc["reads"]:
         vals = "  ".join("(" + ", ".join(json.dumps(v) for v in row) + ")" for row in oc["values"])
         w(f"  outcomes of {', '.join(oc['reads'])}: {vals or 'none'}\n")
     if "full" in r:
         f = r["full"]
-        w(f"  full search: {f['states']:,} states, {f['terminal_states']:,} complete runs, "
-          f"{f['histories']:,} histories ({'complete' if f['complete'] else 'cut short'}); "
-          f"reduction factor {r.get('reduction_factor')}\n")
-    if r["violations_total"]:
-        w(f"  {r['violations_total']} violation(s):\n")
-        for v in r["violations"][:10]:
-            w(f"    {v['violates']} ({v['kind']}), shortest schedule {v['length']} steps, "
-              f"{v['runs']} run(s)\n")
-    else:
-        w(f"  no violation{' (model ' + r['model'] + ')' if r.get('model') else ''}\n")
+        done = "every schedule" if f["complete"] else "cut short"
+        w(f"  without reduction: {plural(f['states'], 'state')}, "
+          f"{plural(f['terminal_states'], 'complete run')}, "
+          f"{plural(f['histories'], 'distinct history', 'distinct histories')} "
+          f"({done}); reduction factor {r.get('reduction_factor')}\n")
+    if r.get("unknown_checks"):
+        w(f"  {plural(r['unknown_checks'], 'history', 'histories')} could not be decided (unknown)\n")
+    total = r["violations_total"]
+    if not total:
+        if not r["complete"]:
+            w("  nothing found before the cut: the search is incomplete, so this is NOT a pass\n")
+        elif r.get("unknown_checks"):
+            w("  no violation found, but some histories are undecided: NOT a pass\n")
+        else:
+            what = f"of {r['model']}" if r.get("model") else "(no model checked)"
+            w(f"  no violation {what}: every complete run is clean\n")
+        return
+    listed = r["violations"]
+    more = f" ({len(listed)} listed)" if len(listed) < total else ""
+    w(f"  {plural(total, 'distinct violation')}{more}:\n")
+    for k, v in enumerate(listed, 1):
+        steps = len(v["schedule"])
+        w(f"  [{k}] {violation_title(v)}; reached by {plural(v['runs'], 'run')}, the shortest with "
+          f"{plural(steps, 'step')}\n")
+        w("      history:\n")
+        for line in history_lines(v["history"], "        "):
+            w(line + "\n")
+        if saved:
+            w(f"      explain it: fisheye explain {shlex.quote(saved[k - 1])}\n")
+    if not saved:
+        w(f"  to explain them, save them and run fisheye explain on the files written:\n"
+          f"    {command_line(args)} --save DIR\n")

@@ -1,4 +1,4 @@
-"""The ``fisheye`` command line (contract section 3).
+"""The ``fisheye`` command line (docs/cli.md).
 
 Each subcommand lives in its own module ``fisheye.checker.cli.<name>`` exposing
 ``register(subparsers)``; the module adds its parser and sets ``func`` to a function

@@ -1,14 +1,21 @@
 """``fisheye simulate SCENARIO [--graph GRAPH] [--seed N] [--network fifo|unordered]
-[--variant corrected|published] [--mutant NAME] [--json]`` (contract section 3).
+[--variant corrected|published] [--mutant NAME] [--json]`` (docs/cli.md), and
+``fisheye simulate --replay FILE``.
 
-Runs one random complete execution of Algorithm 2 over Algorithm 1 (issue 4, item 6):
-from the initial state, a seeded ``random.Random`` picks one of the enabled steps until
-none is enabled (the randomness is here, never in ``impl/``).  Prints the schedule,
-the history (contract section 1, with its graph), the named reads' outcome, and the
-broadcast properties of section 4.1 checked on the delivery logs.
+Runs one random complete execution of Algorithm 2 over Algorithm 1: from the initial
+state, a seeded ``random.Random`` picks one of the enabled steps until none is enabled
+(the randomness is here, never in ``impl/``).  Prints the schedule, the history
+(with its graph), the named reads' outcome, and the broadcast
+properties of section 4.1 (2015 text) checked on the delivery logs.
+
+``--replay FILE`` replays instead the schedule of a counterexample file (written by
+``fisheye explore --save``) on the system it names, and says whether the recorded
+violation occurs again.
 
 Exit status: 0 a complete run with no property violated; 1 a deadlock (no step enabled
-before the end) or a violated property; 2 bad input or usage.
+before the end) or a violated property (with ``--replay``: the recorded violation is
+reproduced); 2 bad input or usage (with ``--replay``: also a file whose violation does
+not replay).
 """
 
 from __future__ import annotations
@@ -21,24 +28,44 @@ from typing import Any
 
 from fisheye.impl.api import Step
 from fisheye.impl.programs import SCENARIO_NAMES
-from fisheye.impl.system import TocoSystem, logs_as_json, make_system
+from fisheye.impl.system import TocoSystem, make_system
 from fisheye.impl.toco import Mutant, Variant
 
 from ..errors import UsageError
+from .plain import edges_text, history_lines, step_text, system_words
+
+EPILOG = """examples:
+  fisheye simulate paris-berlin-newyork --seed 3
+  fisheye simulate 'p0: write(X,1); p1: a=read(X)' --graph p0:p1   # a program (default graph: empty)
+  fisheye simulate fig6 --variant published --network unordered --json
+  fisheye simulate --replay counterexamples/mutant-no-t1--fisheye.json
+The program syntax: docs/cli.md.  Exit status: 0 a complete run with every property, 1 a
+deadlock or a violated property (--replay: the recorded violation reproduced), 2 bad input."""
+
+OPTIONS = ("graph", "seed", "network", "variant", "mutant")
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "simulate", help="run one random complete execution of a scenario",
+        "simulate", help="run one random complete execution of a scenario, or replay a counterexample",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
         description="Run one random complete execution of Algorithms 1 and 2 on a scenario "
-                    f"({', '.join(SCENARIO_NAMES)}, or a program 'p: write(X,1), a=read(X); q: ...').")
-    p.add_argument("scenario", metavar="SCENARIO")
-    p.add_argument("--graph", default="paper",
-                   help="paper (default), empty, complete, or edges p:q,r:s")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random scheduler (default 0)")
-    p.add_argument("--network", choices=["fifo", "unordered"], default="fifo")
-    p.add_argument("--variant", choices=[v.value for v in Variant], default=Variant.CORRECTED.value)
-    p.add_argument("--mutant", choices=[m.value for m in Mutant], default=None)
+                    f"({', '.join(SCENARIO_NAMES)}, or a program 'p: write(X,1), a=read(X); q: ...'), "
+                    "or replay the schedule of a counterexample file.")
+    p.add_argument("scenario", metavar="SCENARIO", nargs="?", default=None,
+                   help=f"{', '.join(SCENARIO_NAMES)} or a program (omit with --replay)")
+    p.add_argument("--graph", default=None, metavar="GRAPH",
+                   help="paper (the default for a named scenario), empty (the default for a program), "
+                   "complete, or edges p:q,r:s")
+    p.add_argument("--seed", type=int, default=None, help="seed of the random scheduler (default 0)")
+    p.add_argument("--network", choices=["fifo", "unordered"], default=None,
+                   help="channel semantics (default fifo)")
+    p.add_argument("--variant", choices=[v.value for v in Variant], default=None,
+                   help="Algorithm 1 as published in the paper or corrected (default)")
+    p.add_argument("--mutant", choices=[m.value for m in Mutant], default=None,
+                   help="a deliberately broken version of Algorithm 1 or 2")
+    p.add_argument("--replay", default=None, metavar="FILE",
+                   help="replay the schedule of a counterexample file (from fisheye explore --save)")
     p.add_argument("--max-steps", type=int, default=100_000, help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print the run as one JSON object")
     p.set_defaults(func=run)
@@ -60,59 +87,146 @@ def random_run(system: TocoSystem, seed: int, max_steps: int = 100_000) -> tuple
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.replay is not None:
+        return run_replay(args)
+    if args.scenario is None:
+        raise UsageError("simulate needs a SCENARIO (or --replay FILE)")
     graph = args.graph
     try:
         if ":" not in args.scenario and args.scenario not in SCENARIO_NAMES:
             raise ValueError(f"unknown scenario {args.scenario!r} (expected one of: "
-                             f"{', '.join(SCENARIO_NAMES)})")
-        if ":" in args.scenario and graph == "paper":
-            graph = "empty"
-        system = make_system(args.scenario, graph, network=args.network, variant=args.variant,
-                             mutant=args.mutant)
+                             f"{', '.join(SCENARIO_NAMES)}, or a program 'p: write(X,1); q: a=read(X)')")
+        if ":" in args.scenario and graph is not None and graph.strip() == "paper":
+            raise ValueError("--graph paper: a program has no paper graph (its default graph is empty; "
+                             "give edges p:q,r:s)")
+        system = make_system(args.scenario, graph, network=args.network or "fifo",
+                             variant=args.variant or Variant.CORRECTED.value, mutant=args.mutant)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    schedule, state = random_run(system, args.seed, args.max_steps)
+    seed = 0 if args.seed is None else args.seed
+    schedule, state = random_run(system, seed, args.max_steps)
+    return report_run(system, schedule, state, args.json, seed=seed, scenario=args.scenario)
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from fisheye.spec.history import read_json_file
+
+    from .. import counterexample as cxm
+
+    given = [o for o in OPTIONS if getattr(args, o) is not None]
+    if args.scenario is not None:
+        raise UsageError("--replay FILE takes no SCENARIO: the file names its system")
+    if given:
+        raise UsageError(f"--{given[0]} does not apply with --replay (the file names its system)")
+    obj = read_json_file(args.replay)
+    if not cxm.is_counterexample(obj):
+        raise UsageError(f"{args.replay}: not a counterexample file (it needs 'violates' and 'schedule'; "
+                         "write one with fisheye explore --save DIR)")
+    cx = cxm.from_json(obj, args.replay)
+    try:
+        system = cx.system()
+        res = cxm.replay(cx)
+    except ValueError as e:
+        raise UsageError(f"{args.replay}: cannot rebuild the system ({e})") from None
+    if res.state is None:
+        raise UsageError(f"{args.replay}: {res.message}")
+    extra = {"replayed": args.replay, "violates": cx.violates, "reproduced": res.ok, "message": res.message}
+    status = report_run(system, list(cx.schedule), res.state, args.json, seed=None,
+                        scenario=cx.scenario or cx.program or "", extra=extra)
+    if not res.ok:
+        print(f"fisheye: {args.replay}: the recorded violation ({cx.violates}) is not reproduced: "
+              f"{res.message}", file=sys.stderr)
+        return 2
+    return max(status, 1)
+
+
+def run_violations(system: Any, state: Any, complete: bool) -> list[tuple[str, str, str]]:
+    """The properties a run's end violates, as (name, kind, why): the broadcast properties
+    (``broadcast``) of a system that checks them, then the system's own ``always``
+    properties (``property``), judged as the explorer judges them."""
+    from fisheye.impl.api import ChecksBroadcast, explorer_judged, judge
+
+    out: list[tuple[str, str, str]] = []
+    if isinstance(system, ChecksBroadcast):
+        out += [(v.prop, "broadcast", str(v)) for v in system.broadcast_violations(state, complete=complete)]
+    if hasattr(system, "properties"):
+        out += [(name, "property", why)
+                for name, why in judge(explorer_judged(system.properties()), state, complete).failed]
+    return out
+
+
+def _deadlock_details(system: Any, state: Any) -> str:
+    from .. import counterexample as cxm
+
+    try:
+        return cxm.deadlock_details(system, state)
+    except AttributeError:  # delivery events of another shape than section 4.1's
+        return "no step is enabled but the run is not complete"
+
+
+def report_run(system: Any, schedule: list[Step], state: Any, as_json: bool, *, seed: int | None,
+               scenario: str, extra: dict[str, Any] | None = None) -> int:
+    """Print one run (text or JSON) and return its exit status."""
     final = system.is_final(state)
     deadlock = not final and not system.enabled(state)
-    violations = system.broadcast_violations(state, complete=final)
+    found = run_violations(system, state, final)
     history = system.history(state)
-    status = 0 if final and not violations else 1
-    if args.json:
+    status = 0 if final and not found else 1
+    from .. import counterexample as cxm
+
+    ident = cxm.identity(system)
+    violations = ([{"violates": "deadlock", "kind": "deadlock",
+                    "details": _deadlock_details(system, state)}]
+                  if deadlock else [])
+    violations += [{"violates": name, "kind": kind, "details": why} for name, kind, why in found]
+    outcome = dict(system.outcome(state)) if hasattr(system, "outcome") else {}
+    if as_json:
         out = {
-            "scenario": system.info.scenario or args.scenario,
+            "scenario": ident["scenario"] or scenario,
             "graph": system.graph.to_json(),
-            "seed": args.seed,
-            "network": system.network.value,
-            "variant": system.variant.value,
-            "mutant": system.mutant.value if system.mutant else None,
-            "algorithm": "toco",
+            "level": getattr(system, "level", "protocol"),
+            "algorithm": ident["algorithm"],
+            "variant": ident["variant"],
+            "mutant": ident["mutant"],
+            "network": ident["network"],
+            "seed": seed,
             "schedule": [s.to_json() for s in schedule],
             "history": history.to_json(),
-            "outcome": system.outcome(state),
+            "outcome": outcome,
             "complete": final,
             "deadlock": deadlock,
-            "violations": [{"property": v.prop, "text": v.text} for v in violations],
-            "delivery_logs": logs_as_json(system.delivery_logs(state)),
+            "violations": violations,
+            "delivery_logs": cxm.logs_json(system, state),
+            **(extra or {}),
         }
         json.dump(out, sys.stdout)
         sys.stdout.write("\n")
         return status
     w = sys.stdout.write
-    w(f"scenario {system.info.scenario or args.scenario}, graph {system.graph.describe()}, "
-      f"network {system.network.value}, variant {system.variant.value}"
-      + (f", mutant {system.mutant.value}" if system.mutant else "") + f", seed {args.seed}\n")
+    graph = edges_text(system.graph.to_json())
+    what = system_words(ident["algorithm"], level=ident["level"], variant=ident["variant"],
+                        mutant=ident["mutant"], network=ident["network"])
+    w(f"{ident['scenario'] or scenario}: {what}; graph {graph}"
+      + (f"; seed {seed}" if seed is not None else "") + "\n")
+    if extra:
+        w(f"replaying {extra['replayed']} (recorded violation: {extra['violates']})\n")
     w(f"schedule ({len(schedule)} steps):\n")
     for k, s in enumerate(schedule, 1):
-        w(f"  {k:4d}. {s}\n")
+        w(f"  {k:4d}. {step_text(s)}\n")
     w("history:\n")
-    for p, ops in history.by_process.items():
-        w(f"  {p}: " + ", ".join(op.short() for op in ops) + "\n")
-    if system.outcome(state):
-        w("outcome: " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in system.outcome(state).items()) + "\n")
+    for line in history_lines(history.to_json(), "  "):
+        w(line + "\n")
+    if outcome:
+        w("outcome: " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in outcome.items()) + "\n")
     if deadlock:
-        w("DEADLOCK: no step is enabled and the run is not complete\n")
-    for v in violations:
-        w(f"VIOLATION of {v}\n")
-    if status == 0:
-        w("complete run; validity, integrity, G-delivery order, causal order, termination hold\n")
+        w(f"DEADLOCK: {violations[0]['details']}\n")
+    for name, _kind, why in found:
+        w(f"VIOLATION of {name}: {why.removeprefix(name + ': ')}\n")
+    if extra:
+        w(("REPRODUCED: " if extra["reproduced"] else "NOT REPRODUCED: ") + extra["message"] + "\n")
+    elif status == 0:
+        if ident["algorithm"] == "toco" and ident["level"] == "protocol":
+            w("complete run; validity, integrity, G-delivery order, causal order, termination hold\n")
+        else:
+            w("complete run; no property of the system is violated\n")
     return status

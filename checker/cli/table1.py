@@ -79,9 +79,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "table1", help="reproduce Table 1 (Figure 6) of the paper",
         description="Check every candidate value of x? and y? in Figure 6 under SC, CC and fisheye "
-                    "(graph p-q, r-s) and print Table 1. Exit status: 0 reproduced, 1 not, 3 unknown.")
+                    "(graph p:q, r:s) and print Table 1. Exit status: 0 reproduced, 1 not, 3 unknown.")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    p.add_argument("--engine", default="auto", choices=ENGINE_NAMES)
+    p.add_argument("--engine", default="auto", choices=ENGINE_NAMES,
+                   help="z3, direct or auto (default: the fastest that decides)")
     p.set_defaults(func=run)
 
 
@@ -110,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         from rich.console import Console
         from rich.table import Table
 
-        table = Table(title="Table 1. Possible executions for the history of Figure 6 (graph p-q, r-s)")
+        table = Table(title="Table 1. Possible executions for the history of Figure 6 (graph p:q, r:s)")
         for col in ("Consistency", "x?", "y?", "(x?, y?) pairs", "paper"):
             table.add_column(col)
         for r in rows:

@@ -1,17 +1,20 @@
-"""``fisheye explain``: a minimal violating core and an Elle-style argument (issue 7).
+"""``fisheye explain``: a minimal violating core and an Elle-style argument.
 
 An explanation is DATA first (:meth:`Explanation.to_json`), text second
 (:meth:`Explanation.text`):
 
 1. the *minimal core* (:func:`minimal_core`): a set of operations that still violates
    the model, while removing any one of them (a write together with the reads it leaves
-   without any possible source) makes the history consistent — greedy deletion with
-   :func:`fisheye.checker.engines.check`, repeated to a fixpoint, then verified;
+   without any possible source) makes the history consistent: grown from the operations
+   the engine's certificate names until it violates, then shrunk by deleting halves,
+   quarters ... and single operations (each deletion checked with
+   :func:`fisheye.checker.engines.check`), then verified;
 2. the operations of the core named ``A, B, C, ...`` ("Let: A = w(X,1) at paris");
 3. the chain of forced orderings on the core (:mod:`fisheye.checker.explain.prover`):
    facts ``A < B`` in a named order (``~>H``, the star order, a view ``S_p``, the SC
    serialisation ``S``), each with its reason (process order, read-from, legality,
-   the edge totality of fisheye, a case assumption), ending in a cycle: a contradiction.
+   the edge totality of fisheye, a case assumption; one small explainer per kind of fact,
+   :mod:`.explainers`), ending in a cycle: a contradiction.
 
 :func:`verify` re-derives every fact of an explanation independently of the prover
 (tests run it on every explanation).
@@ -33,6 +36,7 @@ from ..result import Verdict
 from .prover import Choice, Clause, Fact, Leaf, Lit, Node, NoProof, Proof, ProofBudget, Split, prove
 
 Decide = Callable[[History], Verdict]
+MAX_LET = 100   # core operations listed by name in the text (a core cut short may be large)
 
 
 class ExplainError(RuntimeError):
@@ -43,34 +47,43 @@ class ExplainError(RuntimeError):
         self.verdict = verdict
 
 
-def engine_decider(model: Model | str, graph: ProximityGraph, *, engine: str = "auto",
-                   timeout: float | None = None) -> Decide:
-    from ..engines import check
-
-    def decide(h: History) -> Verdict:
-        return check(h, model, graph, engine=engine, timeout=timeout).verdict
-    return decide
-
-
 # ---- minimal core -----------------------------------------------------------------------
+
+def all_candidate_sources(history: History) -> dict[int, list[int | None]]:
+    """:func:`fisheye.spec.causal.candidate_sources` of every read at once (the writes
+    indexed by register and value: linear, not quadratic, in the history's size)."""
+    from fisheye.spec.history import value_key
+
+    writes: dict[tuple[str, Any], list[Op]] = {}
+    for w in history.ops:
+        if w.is_write:
+            writes.setdefault((w.register, w.vkey), []).append(w)
+    out: dict[int, list[int | None]] = {}
+    for r in history.reads:
+        srcs: list[int | None] = []
+        if r.vkey == value_key(history.initial_value(r.register)):
+            srcs.append(None)
+        srcs += [w.uid for w in writes.get((r.register, r.vkey), ())
+                 if not (w.process == r.process and w.index > r.index)]
+        out[r.uid] = srcs
+    return out
+
 
 def sourceless_reads(history: History) -> list[Op]:
     """Reads whose value no write can supply (none exists, or only later writes of the
     reader) and that is not the register's initial value: a violation of every model."""
-    return [r for r in history.reads if not candidate_sources(history, r)]
+    srcs = all_candidate_sources(history)
+    return [r for r in history.reads if not srcs[r.uid]]
 
 
-def _removal(history: History, keep: set[int], u: int) -> set[int]:
-    """Removing ``u``: a write takes with it the reads it leaves without a source."""
-    rem = {u}
-    op = history.ops[u]
-    if op.is_write:
-        rest = history.restrict(sorted(keep - rem))
+def _removal(history: History, keep: set[int], u: int | set[int]) -> set[int]:
+    """Removing the operation ``u`` (or a set of them) from ``keep``: the removed writes
+    take with them the kept reads they leave without any possible source."""
+    rem = {u} if isinstance(u, int) else set(u)
+    if any(history.ops[x].is_write for x in rem):
         orig = sorted(keep - rem)
-        for r in sourceless_reads(rest):
-            o = history.ops[orig[r.uid]]
-            if o.register == op.register and o.vkey == op.vkey:
-                rem.add(o.uid)
+        rest = history.restrict(orig)
+        rem |= {orig[r.uid] for r in sourceless_reads(rest)}
     return rem
 
 
@@ -85,47 +98,102 @@ class Core:
     checks: int
 
 
-def minimal_core(history: History, decide: Decide) -> Core:
-    """Greedy deletion to a fixpoint, then a check of 1-minimality (see the module
-    docstring).  ``decide(h)`` is the verdict of the model on ``h``."""
+class OutOfTime(RuntimeError):
+    """The explanation's deadline passed."""
+
+
+Progress = Callable[[str], None]
+
+
+def _closed(history: History, keep: set[int]) -> set[int]:
+    """``keep`` plus, for each kept read left without any possible source, every write
+    that could be its source in ``history`` (so a candidate core never violates merely
+    because a source was cut away)."""
+    keep = set(keep)
+    while True:
+        order = sorted(keep)
+        sub = history.restrict(order)
+        missing = [history.ops[order[r.uid]] for r in sourceless_reads(sub)]
+        add: set[int] = set()
+        for r in missing:
+            add |= {s for s in candidate_sources(history, r) if s is not None}
+        if not add - keep:
+            return keep
+        keep |= add
+
+
+def certificate_seeds(history: History, cert_ops: Sequence[int]) -> list[set[int]]:
+    """Candidate cores grown from the operations an engine's certificate names, smallest
+    first: those operations; with every operation of their registers at their processes;
+    of their registers anywhere; of their processes."""
+    base = set(cert_ops)
+    if not base:
+        return []
+    regs = {history.ops[u].register for u in base}
+    procs = {history.ops[u].process for u in base}
+    levels = [base,
+              base | {op.uid for op in history.ops if op.register in regs and op.process in procs},
+              base | {op.uid for op in history.ops if op.register in regs},
+              base | {op.uid for op in history.ops if op.process in procs}]
+    out: list[set[int]] = []
+    for lv in levels:
+        c = _closed(history, lv)
+        if len(c) < len(history.ops) and c not in out:
+            out.append(c)
+    return out
+
+
+def minimal_core(history: History, decide: Decide, *, seeds: Sequence[set[int]] = (),
+                 progress: Progress | None = None) -> Core:
+    """A 1-minimal violating sub-history (see the module docstring).  ``decide(h)`` is the
+    model's verdict on ``h``; ``seeds`` are candidate cores (from an engine's certificate,
+    smallest first), tried before the whole history.  Deletion runs in halving chunks
+    (a few checks per kept operation, not one per operation of the history), then one
+    operation at a time to a fixpoint.  When ``decide`` raises :class:`OutOfTime`, the
+    violating set found so far is returned with ``minimal`` false."""
     checks = 0
+    say = progress or (lambda _m: None)
     bad = sourceless_reads(history)
     if bad:
-        keep = {bad[0].uid}
-    else:
-        keep = set(range(len(history.ops)))
-        if decide(history) is not Verdict.VIOLATION:
-            raise ExplainError("the history is not a violation", decide(history))
-        checks += 1
-        # whole processes first (cheap big steps), then single operations, to a fixpoint
-        for p in history.processes:
-            mine = {op.uid for op in history.ops if op.process == p} & keep
-            rem: set[int] = set()
-            for u in mine:
-                rem |= _removal(history, keep, u) if history.ops[u].is_write else {u}
-            if rem and rem != keep:
-                checks += 1
-                if decide(history.restrict(sorted(keep - rem))) is Verdict.VIOLATION:
-                    keep -= rem
-        changed = True
-        while changed:
+        return Core((bad[0].uid,), history.restrict([bad[0].uid]), True, 0)
+    keep = set(range(len(history.ops)))
+    try:
+        for seed in seeds:
+            checks += 1
+            if decide(history.restrict(sorted(seed))) is Verdict.VIOLATION:
+                keep = set(seed)
+                say(f"the certificate's operations give a violating set of {len(keep)} operations")
+                break
+        chunk = max(1, len(keep) // 2)
+        while True:
             changed = False
-            for u in sorted(keep, reverse=True):
-                if u not in keep:
-                    continue
-                rem = _removal(history, keep, u)
-                if rem == keep:
+            order = sorted(keep, reverse=True)
+            for i in range(0, len(order), chunk):
+                group = {u for u in order[i:i + chunk] if u in keep}
+                rem = _removal(history, keep, group) if group else set()
+                if not rem or rem >= keep:
                     continue
                 checks += 1
                 if decide(history.restrict(sorted(keep - rem))) is Verdict.VIOLATION:
                     keep -= rem
                     changed = True
+            if chunk > 1:
+                chunk = max(1, chunk // 2)
+                say(f"{len(keep)} operations left after {checks} checks")
+            elif not changed:
+                break
+    except OutOfTime:
+        uids = tuple(sorted(keep))
+        return Core(uids, history.restrict(uids), False, checks)
     minimal = True
-    for u in sorted(keep):
-        rem = _removal(history, keep, u)
-        checks += 1
-        if decide(history.restrict(sorted(keep - rem))) is not Verdict.CONSISTENT:
-            minimal = False
+    try:
+        for u in sorted(keep):
+            rem = _removal(history, keep, u)
+            checks += 1
+            if decide(history.restrict(sorted(keep - rem))) is not Verdict.CONSISTENT:
+                minimal = False
+    except OutOfTime:
+        minimal = False
     uids = tuple(sorted(keep))
     return Core(uids, history.restrict(uids), minimal, checks)
 
@@ -133,10 +201,15 @@ def minimal_core(history: History, decide: Decide) -> Core:
 # ---- names -----------------------------------------------------------------------------
 
 def op_names(n: int) -> list[str]:
+    """``A, B, ..., Z, AA, AB, ..., ZZ, AAA, ...`` (bijective base 26)."""
     letters = string.ascii_uppercase
     out = []
     for i in range(n):
-        out.append(letters[i] if i < 26 else letters[i // 26 - 1] + letters[i % 26])
+        k, name = i + 1, ""
+        while k:
+            k, r = divmod(k - 1, 26)
+            name = letters[r] + name
+        out.append(name)
     return out
 
 
@@ -290,47 +363,14 @@ class Explanation:
                 f"{format_value(self.core.history.initial_value(r.register))}")
 
     def because(self, f: Fact, numbering: dict[int, int]) -> str:
-        ops = self.ops
-        a, b = f.lit.a, f.lit.b
-        where = order_name(f.lit.ctx)
+        """Why ``f`` holds: the explainer of its kind (:mod:`.explainers`)."""
+        from .explainers import EXPLAINERS
+
         refuted = "; ".join(
             f"{self.n(lit.b)} < {self.n(lit.a)} already holds ({self.path_text(p, numbering)})"
             for lit, p in f.refuted)
-        if f.rule == "po":
-            return f"{self.n(a)} precedes {self.n(b)} in the process order of {f.info[0]}"
-        if f.rule == "rf":
-            r = ops[b]
-            return (f"{self.n(b)} reads {format_value(r.value)} from {r.register}, and {self.n(a)} "
-                    f"is the only write that can supply it (read-from)")
-        if f.rule == "rf-choice":
-            if f.info[1] is None:
-                return f"suppose {self.n(f.info[0])} reads the initial value of {ops[f.info[0]].register}"
-            return f"suppose {self.n(b)} reads from {self.n(a)}"
-        if f.rule == "source":
-            r = ops[b]
-            return (f"{self.n(b)} returns {format_value(r.value)}, written only by {self.n(a)}, so "
-                    f"{self.n(a)} precedes it in {where} (legality)")
-        if f.rule == "source-choice":
-            if f.info[1] is None:
-                return f"suppose {self.n(f.info[0])} returns the initial value in {where}"
-            return f"suppose the write {self.n(a)} is the one {self.n(b)} returns in {where}"
-        if f.rule == "initial":
-            r = ops[a]
-            return (f"{self.n(a)} returns the initial value of {r.register}, so it precedes every "
-                    f"write of {r.register} in {where}, {self.n(b)} included (legality)")
-        if f.rule == "legality":
-            r, s, w = f.info
-            return (f"{self.n(r)} returns the value of {self.n(s)}, so the other write {self.n(w)} of "
-                    f"{ops[w].register} cannot lie between them in {where}: it precedes {self.n(s)} or "
-                    f"follows {self.n(r)}; and {refuted}")
-        if f.rule == "edge":
-            p, q = f.info
-            what = "operations" if self.model is Model.FISHEYE_2014 else "writes"
-            return (f"{p} and {q} are neighbours in G, so their {what} {self.n(a)} and {self.n(b)} "
-                    f"are ordered in the star order (hence the same way in every view); and {refuted}")
-        if f.rule == "case":
-            return f"suppose {self.lit_text(f.lit)}"
-        return f.rule
+        explainer = EXPLAINERS.get(f.rule)
+        return explainer(self, f, order_name(f.lit.ctx), refuted) if explainer else f.rule
 
     def split_text(self, on: Clause | Choice) -> str:
         if isinstance(on, Choice):
@@ -350,14 +390,16 @@ class Explanation:
 
     def text(self) -> str:
         lines = [f"The history violates {self.model.value}"
-                 + (f" for the graph {self.graph.describe()}" if self.model.uses_graph else "") + "."]
+                 + (f" for the proximity graph {self.graph_text()}" if self.model.uses_graph else "") + "."]
         lines.append(f"Minimal core: {len(self.core.uids)} of {len(self.history.ops)} operations"
                      + ("" if self.core.minimal else " (NOT verified 1-minimal)") + ".")
         lines.append("Let:")
-        for op in self.ops:
+        for op in self.ops[:MAX_LET]:
             o = self.history.ops[self.core.uids[op.uid]]
             lines.append(f"  {self.n(op.uid)} = {op_text(op)} at {op.process} "
                          f"({ordinal(o.index)} operation of {op.process})")
+        if len(self.ops) > MAX_LET:
+            lines.append(f"  ... and {len(self.ops) - MAX_LET} more operations (all of them: --json)")
         if self.proof is None and self.unproved:
             lines.append(f"No step-by-step argument: {self.unproved}.")
             return "\n".join(lines)
@@ -367,6 +409,69 @@ class Explanation:
         numbering = self._numbering()
         self._text_node(self.proof.root, numbering, lines, "")
         return "\n".join(lines)
+
+    def graph_text(self) -> str:
+        return ", ".join(f"{a}:{b}" for a, b in self.graph.edges) or "with no edge"
+
+    def in_view(self, ctx: str, uid: int) -> bool:
+        """Whether operation ``uid`` belongs to the view ``ctx`` (``S_p``: p's operations
+        and every write; ``S``, ``~>H`` and the star order: every operation)."""
+        if not ctx.startswith("S:"):
+            return True
+        op = self.ops[uid]
+        return op.is_write or op.process == ctx[2:]
+
+    def contradiction_text(self, end: Leaf, numbering: dict[int, int]) -> str:
+        """The cycle closing a case, each step in the order it holds in.  A view ``S_p``
+        orders only p's operations and the writes: a stretch of the cycle through other
+        operations holds in ``~>H`` or the star order, which are transitive; it is first
+        composed into one ordering between two operations of the view (which the view
+        must respect), then the cycle is stated inside the view."""
+        facts = self.proof.facts  # type: ignore[union-attr]
+        cyc = list(end.cycle)
+        view = order_name(end.ctx)
+        outside = [f for f in cyc if not self.in_view(end.ctx, facts[f].lit.b)]
+        if not outside:
+            first = facts[cyc[0]]
+            chain = self.path_text(cyc[1:], numbering) if len(cyc) > 1 else ""
+            return (f"However, {self.lit_text(first.lit)} [{numbering[cyc[0]]}] while {chain}"
+                    f" in {view}: a contradiction!")
+        starts = [k for k, f in enumerate(cyc) if self.in_view(end.ctx, facts[f].lit.a)]
+        if not starts:   # no operation of the view: the cycle lies in ~>H or the star order
+            star = any(facts[f].lit.ctx == "star" for f in cyc)
+            rel, order = ("<*", "the star order") if star else ("~>", "~>H")
+            chain = " ".join([self.n(facts[cyc[0]].lit.a)]
+                             + [f"{rel} {self.n(facts[f].lit.b)} [{numbering[f]}]" for f in cyc])
+            return f"However, {chain} in {order}: a contradiction!"
+        # rotate so that the cycle starts with an operation of the view
+        start = starts[0]
+        cyc = cyc[start:] + cyc[:start]
+        composed: list[str] = []
+        steps: list[str] = []     # the cycle in the view: "< B [3]" or "<* D (from [..])"
+        k = 0
+        while k < len(cyc):
+            f = facts[cyc[k]]
+            if self.in_view(end.ctx, f.lit.b):
+                rel = "<*" if f.lit.ctx == "star" else "<"
+                steps.append(f"{rel} {self.n(f.lit.b)} [{numbering[cyc[k]]}]")
+                k += 1
+                continue
+            run = [cyc[k]]
+            k += 1
+            while k < len(cyc) and not self.in_view(end.ctx, facts[run[-1]].lit.b):
+                run.append(cyc[k])
+                k += 1
+            a, b = facts[run[0]].lit.a, facts[run[-1]].lit.b
+            star = any(facts[x].lit.ctx == "star" for x in run)
+            rel, order = ("<*", "the star order") if star else ("~>", "~>H")
+            parts = " and ".join(f"{self.lit_text(facts[x].lit)} [{numbering[x]}]" for x in run)
+            composed.append(f"{parts} give {self.n(a)} {rel} {self.n(b)} ({order} is transitive"
+                            + (" and contains ~>H" if star else "") + f"), which {view} respects since "
+                            f"{self.n(a)} and {self.n(b)} are both in {view}")
+            steps.append(f"{rel} {self.n(b)}")
+        head = self.n(facts[cyc[0]].lit.a)
+        return (f"However, {'; '.join(composed)}; so {head} " + " ".join(steps)
+                + f" in {view}: a contradiction!")
 
     def _text_node(self, node: Node, numbering: dict[int, int], lines: list[str], ind: str) -> None:
         facts = self.proof.facts  # type: ignore[union-attr]
@@ -378,11 +483,7 @@ class Explanation:
             lines.append(f"{ind}[{numbering[f]}] {self.lit_text(fact.lit)}, because {why}.")
         end = node.end
         if isinstance(end, Leaf):
-            cyc = end.cycle
-            first = facts[cyc[0]]
-            chain = self.path_text(cyc[1:], numbering) if len(cyc) > 1 else ""
-            lines.append(f"{ind}However, {self.lit_text(first.lit)} [{numbering[cyc[0]]}] while {chain}"
-                         f" in {order_name(end.ctx)}: a contradiction!")
+            lines.append(ind + self.contradiction_text(end, numbering))
             return
         lines.append(f"{ind}Next, {self.split_text(end.on)}.")
         for k, (fid, child) in enumerate(end.cases):
@@ -413,26 +514,68 @@ def _closure(facts: dict[int, Fact], ids: Sequence[int]) -> set[int]:
 
 def explain(history: History, model: Model | str, graph: ProximityGraph | None = None, *,
             decide: Decide | None = None, schedule: Sequence[Any] = (), budget: int = 20000,
-            engine: str = "auto", timeout: float | None = None) -> Explanation:
+            engine: str = "auto", timeout: float | None = None,
+            progress: Progress | None = None) -> Explanation:
     """Explain why ``history`` violates ``model`` on ``graph``: minimal core, names, proof.
-    Raises :class:`ExplainError` when the history is consistent or the check unknown."""
+
+    ``timeout`` bounds the whole explanation (every check and the proof search); when it
+    runs out before a violation is established, :class:`ExplainError` (unknown); after,
+    the core found so far is explained and marked not verified 1-minimal.  ``progress``
+    receives one line per stage.  Raises :class:`ExplainError` when the history is
+    consistent or the check unknown."""
+    import time
+
     model = Model(model)
     if graph is None:
         graph = ProximityGraph(history.processes, history.edges)
+    say = progress or (lambda _m: None)
+    deadline = None if timeout is None else time.monotonic() + timeout
+
+    def remaining() -> float | None:
+        if deadline is None:
+            return None
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise OutOfTime(f"the time limit ({timeout:g} s) ran out")
+        return left
+
+    seeds: list[set[int]] = []
     if decide is None:
-        decide = engine_decider(model, graph, engine=engine, timeout=timeout)
-    if not sourceless_reads(history):
-        verdict = decide(history)
-        if verdict is Verdict.CONSISTENT:
-            raise ExplainError(f"the history is consistent under {model.value}: nothing to explain", verdict)
-        if verdict is Verdict.UNKNOWN:
-            raise ExplainError(f"the check of {model.value} was inconclusive (unknown)", verdict)
-    core = minimal_core(history, decide)
+        from ..engines import check
+
+        def decide(h: History) -> Verdict:
+            res = check(h, model, graph, engine=engine, timeout=remaining())
+            if res.verdict is Verdict.UNKNOWN and deadline is not None and time.monotonic() >= deadline:
+                raise OutOfTime(f"the time limit ({timeout:g} s) ran out")
+            return res.verdict
+
+        if not sourceless_reads(history):
+            say(f"checking the history ({len(history.ops)} operations) against {model.value}")
+            try:
+                first = check(history, model, graph, engine=engine, timeout=remaining())
+            except OutOfTime as e:
+                raise ExplainError(str(e), Verdict.UNKNOWN) from None
+            if first.verdict is Verdict.UNKNOWN and deadline is not None:
+                raise ExplainError(f"the check of {model.value} was unknown within the time limit "
+                                   f"({timeout:g} s)", Verdict.UNKNOWN)
+            _refuse(first.verdict, model)
+            cert_ops = sorted({u for reason in first.certificate for u in reason.ops})
+            seeds = certificate_seeds(history, cert_ops)
+    elif not sourceless_reads(history):
+        _refuse(decide(history), model)
+    say("looking for a minimal core")
+    core = minimal_core(history, decide, seeds=seeds, progress=progress)
+    say(f"core: {len(core.uids)} operations after {core.checks} checks; building the argument")
     names = tuple(op_names(len(core.uids)))
     proof, unproved = None, ""
     if not sourceless_reads(core.history):
         try:
-            proof = prove(core.history, model, graph, budget=budget)
+            left = remaining()
+            proof = prove(core.history, model, graph, budget=budget,
+                          deadline=None if left is None else time.monotonic() + left)
+        except OutOfTime:
+            unproved = "the time limit ran out during the case analysis; the core is a violation by the " \
+                       "engines' verdict"
         except ProofBudget as e:
             unproved = (f"the case analysis exceeded its budget ({e}); the core is a violation by the "
                         "engines' verdict and 1-minimal as stated")
@@ -440,6 +583,13 @@ def explain(history: History, model: Model | str, graph: ProximityGraph | None =
             raise ExplainError(f"the prover finds the core consistent while the engines do not ({e}): "
                                "please report this disagreement", Verdict.UNKNOWN) from None
     return Explanation(history, model, graph, core, names, proof, tuple(schedule), unproved)
+
+
+def _refuse(verdict: Verdict, model: Model) -> None:
+    if verdict is Verdict.CONSISTENT:
+        raise ExplainError(f"the history is consistent under {model.value}: nothing to explain", verdict)
+    if verdict is Verdict.UNKNOWN:
+        raise ExplainError(f"the check of {model.value} was inconclusive (unknown)", verdict)
 
 
 # ---- independent verification ---------------------------------------------------------------

@@ -42,6 +42,7 @@ consistent history (tests cross-check it with the engines).
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -166,7 +167,9 @@ class _State:
 
 
 class _Prover:
-    def __init__(self, history: History, model: Model, graph: ProximityGraph, budget: int):
+    def __init__(self, history: History, model: Model, graph: ProximityGraph, budget: int,
+                 deadline: float | None = None):
+        self.deadline = deadline
         self.h = history
         self.model = model
         self.graph = graph
@@ -393,6 +396,10 @@ class _Prover:
         self.nodes += 1
         if self.nodes > self.budget:
             raise ProofBudget(f"more than {self.budget} proof nodes")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            from .argument import OutOfTime
+
+            raise OutOfTime("the time limit ran out during the case analysis")
         end = self.propagate(st)
         if end is not None:
             return Node(end, list(st.derived))
@@ -530,13 +537,13 @@ def _prune(facts: dict[int, Fact], node: Node, stated: set[int]) -> None:
 
 
 def prove(history: History, model: Model | str, graph: ProximityGraph | None = None,
-          *, budget: int = 20000) -> Proof:
+          *, budget: int = 20000, deadline: float | None = None) -> Proof:
     """A proof that ``history`` violates ``model`` (raises :class:`NoProof` if it does
     not, :class:`ProofBudget` past ``budget`` nodes)."""
     model = Model(model)
     if graph is None:
         graph = ProximityGraph(history.processes, history.edges)
-    pr = _Prover(history, model, graph, budget)
+    pr = _Prover(history, model, graph, budget, deadline)
     st, leaf = pr.initial_state()
     if leaf is not None:
         root = Node(leaf, list(st.derived))

@@ -101,7 +101,7 @@ def test_counterexample_file_replays_and_explains(tmp_path, capsys):
     assert cxm.replay(back).ok
     assert main(["explain", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "cycle in S_r" in out and "Replay script" in out
+    assert "a case ending in S_r" in out and "Replay script" in out
 
 
 def test_every_scenario_converges():

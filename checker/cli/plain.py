@@ -1,0 +1,56 @@
+"""Plain words shared by the commands' text output: counts with their plural, edges as
+``p:q``, a history one process a line with operations as ``w(X,1)`` and ``r(X)->1``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fisheye.spec.history import format_value
+
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
+def edges_text(edges: list[list[str]]) -> str:
+    return ", ".join(f"{a}:{b}" for a, b in edges) or "no edge"
+
+
+def history_lines(history: dict[str, Any], indent: str) -> list[str]:
+    out = []
+    procs = history.get("processes") or list(history["history"])
+    for p in procs:
+        ops = history["history"].get(p, [])
+        text = ", ".join(f"r({reg})->{format_value(v)}" if k == "r" else f"w({reg},{format_value(v)})"
+                         for k, reg, v in ops)
+        out.append(f"{indent}{p}: {text or '-'}")
+    return out
+
+
+def step_text(step: Any) -> str:
+    """A step of a schedule: ``op p`` (p's next operation), ``recv p <- q`` (a message from
+    q's channel), ``deliver p`` (one delivery round), ``deliver p <- q#0`` (q's first
+    broadcast delivered at p, at the abstract level), ``crash p``."""
+    s = f"{step.kind} {step.process}"
+    if step.src is not None:
+        s += f" <- {step.src}"
+    if not step.detail:
+        return s
+    if step.src is not None and len(step.detail) == 1 and isinstance(step.detail[0], int):
+        return s + f"#{step.detail[0]}"
+    return s + " (" + ", ".join(str(d) for d in step.detail) + ")"
+
+
+def system_words(algorithm: str | None, *, level: str | None = "protocol", variant: str | None = None,
+                 mutant: str | None = None, network: str | None = None, crashes: int | None = None) -> str:
+    """What runs, in words: Algorithm 2 over Algorithm 1 (a variant, a mutant) over channels,
+    Algorithm 2 over the broadcast specification, or the localized causal broadcast."""
+    if algorithm == "lcb":
+        f = "" if crashes is None else f", at most {plural(crashes, 'crash', 'crashes')}"
+        return f"the localized causal broadcast, {network} channels{f}"
+    if level == "abstract":
+        return "Algorithm 2 over the broadcast specification (every delivery order it allows)"
+    if algorithm != "toco":
+        return f"the system {algorithm}, {network} channels"
+    mut = f", mutant {mutant}" if mutant else ""
+    return f"Algorithm 2 over Algorithm 1 ({variant}{mut}), {network} channels"
