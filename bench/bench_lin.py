@@ -8,7 +8,8 @@ match fails and is left out (``:fail``).  With probability ``--crash`` an operat
 times out (``:info``): a write or cas that may or may not have taken effect, left
 running forever (``maybe``, no completion), after which the thread goes on as a new
 process; a read that times out is left out.  The variant ``bad`` corrupts one late
-read, which makes the history non-linearizable in practice (the verdict is printed).
+read to another value of 0-4 (often, not always, non-linearizable: the verdict is
+printed); ``absent`` makes it read 5, a value never written (always a violation).
 
 Measured: the whole check through the facade (engine + witness validation), wall and
 CPU time (``time.process_time``), peak memory of the process.
@@ -35,7 +36,7 @@ from fisheye.checker.engines import check  # noqa: E402
 from fisheye.spec.history import History  # noqa: E402
 
 
-def jepsen_like(seed: int, ops: int, keys: int, threads: int, crash: float, bad: bool) -> History:
+def jepsen_like(seed: int, ops: int, keys: int, threads: int, crash: float, bad: str = "") -> History:
     rnd = random.Random(seed)
     clock = [rnd.uniform(0, 1) for _ in range(threads)]
     names = [f"t{i}" for i in range(threads)]
@@ -82,7 +83,7 @@ def jepsen_like(seed: int, ops: int, keys: int, threads: int, crash: float, bad:
     if bad:
         reads = [op for op in kept if op["kind"] == "r"]
         victim = reads[int(len(reads) * 0.9)]
-        victim["value"] = (victim["value"] + 1) % 5
+        victim["value"] = (victim["value"] + 1) % 5 if bad == "bad" else 5
     data: dict[str, list] = {}
     for op in sorted(kept, key=lambda o: o["invoke"]):
         body = [op["old"], op["value"]] if op["kind"] == "cas" else op["value"]
@@ -91,6 +92,9 @@ def jepsen_like(seed: int, ops: int, keys: int, threads: int, crash: float, bad:
             ext["maybe"] = True
         data.setdefault(op["process"], []).append([op["kind"], op["register"], body, ext])
     return History.build(data)
+
+
+VARIANTS = ("good", "bad", "absent")
 
 
 def run(h: History, model: str, graph: str) -> dict:
@@ -113,9 +117,10 @@ def main() -> None:
     ap.add_argument("--models", default="lin", help="comma-separated: lin, fisheye-lin (complete graph)")
     args = ap.parse_args()
     rows = []
-    for variant in ("good", "bad"):
+    for variant in VARIANTS:
         for seed in range(args.seeds):
-            h = jepsen_like(seed, args.ops, args.keys, args.threads, args.crash, variant == "bad")
+            bad = "" if variant == "good" else variant
+            h = jepsen_like(seed, args.ops, args.keys, args.threads, args.crash, bad)
             for model in args.models.split(","):
                 out = run(h, model, "complete")
                 row = {"model": model, "variant": variant, "seed": seed, "operations": len(h.ops),
@@ -124,7 +129,7 @@ def main() -> None:
                 print(json.dumps(row), flush=True)
     print(f"peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     for model in args.models.split(","):
-        for variant in ("good", "bad"):
+        for variant in VARIANTS:
             sel = [r for r in rows if r["model"] == model and r["variant"] == variant]
             print(f"{model:12} {variant:5} median wall {statistics.median(r['wall_s'] for r in sel):.2f} s, "
                   f"cpu {statistics.median(r['cpu_s'] for r in sel):.2f} s, verdicts "
