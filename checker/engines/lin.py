@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from fisheye.spec.graph import ProximityGraph
-from fisheye.spec.history import History, Op, format_value
+from fisheye.spec.history import History, Op, format_value, value_key
 from fisheye.spec.models import Model
 from fisheye.spec.realtime import RealTimePairs, real_time_pairs
 from fisheye.spec.witness import Witness
@@ -38,25 +38,22 @@ from ..result import CheckResult, Reason, Verdict
 from .seqsearch import Budget, BudgetExhausted, droppable_unread_maybes, search
 
 ENGINE = "direct"
+DEFAULT_MAX_STATES = 400_000
+"""Configurations explored before answering *unknown* (each is remembered: memory)."""
 MAX_CORE_SEARCH = 200
 """Operations above which a violation's core is not minimised by deletion."""
 
 
 def check(history: History, model: Model | str, graph: ProximityGraph | None = None, *,
-          timeout: float | None = None, max_states: int = 2_000_000) -> CheckResult:
+          timeout: float | None = None, max_states: int = DEFAULT_MAX_STATES) -> CheckResult:
     model = Model(model)
     if graph is None:
         graph = ProximityGraph(history.processes, history.edges)
     start = time.perf_counter()
     budget = Budget(max_states=max_states, timeout=timeout)
     rt = real_time_pairs(model.value, graph)
-    all_pairs = rt.every_pair
     try:
-        if all_pairs and history.timed:
-            seq, bad = _by_register(history, rt, budget)
-        else:
-            seq = search(history, range(len(history.ops)), rt, budget)
-            bad = None if seq is not None else list(range(len(history.ops)))
+        seq, bad = _decide(history, rt, budget)
         if seq is None:
             assert bad is not None
             cert = _certificate(history, rt, bad, budget)
@@ -72,23 +69,66 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
                                f"already admit none", seconds=time.perf_counter() - start, stats=stats)
 
 
-def _by_register(history: History, rt: RealTimePairs, budget: Budget
-                 ) -> tuple[list[int] | None, list[int] | None]:
-    """Per register; returns (sequence, None) or (None, uids of a failing register)."""
+def _decide(history: History, rt: RealTimePairs, budget: Budget
+            ) -> tuple[list[int] | None, list[int] | None]:
+    """(sequence, None), or (None, uids of a failing part).
+
+    1. With real time, a linearization is a witness for fewer real-time pairs too
+       (``sc``, any ``fisheye-lin``): ``lin`` first, register by register
+       (locality), the registers' sequences merged.
+    2. Each register alone: a witness restricted to one register still meets every
+       clause on it, so a register without a sequence is a violation, with a core from
+       that register only.  (Bounded: when it runs out, step 3 decides.)
+    3. The whole history."""
     by_reg: dict[str, list[int]] = {}
     for op in history.ops:
         by_reg.setdefault(op.register, []).append(op.uid)
-    chains: list[list[int]] = []
-    for uids in by_reg.values():
-        seq = search(history, uids, rt, budget)
-        if seq is None:
-            return None, uids
-        chains.append(seq)
-    merged = _merge(history, chains)
-    if merged is None:  # same-time process boundaries: search the whole history
-        seq = search(history, range(len(history.ops)), rt, budget)
-        return (seq, None) if seq is not None else (None, list(range(len(history.ops))))
-    return merged, None
+    everything = list(range(len(history.ops)))
+    orphan = _unsourced(history)
+    if orphan is not None:
+        return None, [orphan]
+    if history.timed:
+        strongest = RealTimePairs.all()
+        chains = []
+        for uids in by_reg.values():
+            seq = search(history, uids, strongest, budget)
+            if seq is None:
+                if rt.every_pair:
+                    return None, uids
+                break
+            chains.append(seq)
+        else:
+            merged = _merge(history, chains)
+            if merged is not None:
+                return merged, None
+            if rt.every_pair:  # same-time process boundaries: search the whole history
+                seq = search(history, everything, rt, budget)
+                return (seq, None) if seq is not None else (None, everything)
+    if len(by_reg) > 1:
+        part = budget.part(budget.left() // 4)
+        try:
+            for uids in by_reg.values():
+                if search(history, uids, rt, part) is None:
+                    return None, uids
+        except BudgetExhausted:
+            pass
+        finally:
+            budget.absorb(part)
+    seq = search(history, everything, rt, budget)
+    return (seq, None) if seq is not None else (None, everything)
+
+
+def _unsourced(history: History) -> int | None:
+    """An operation (not ``maybe``: one may be left out) observing a value that
+    nothing writes to its register and that is not its initial value: alone, it has
+    no legal sequence."""
+    written = {(op.register, op.vkey) for op in history.ops if op.writes}
+    for op in history.ops:
+        if op.observes and not op.maybe:
+            vk = value_key(op.observed)  # type: ignore[arg-type]
+            if (op.register, vk) not in written and vk != value_key(history.initial_value(op.register)):
+                return op.uid
+    return None
 
 
 def _merge(history: History, chains: Sequence[Sequence[int]]) -> list[int] | None:

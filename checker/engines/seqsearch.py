@@ -62,6 +62,18 @@ class Budget:
                 and time.monotonic() - self.start > self.timeout:
             raise BudgetExhausted(f"the timeout of {self.timeout:g} s ran out")
 
+    def left(self) -> int:
+        return max(0, self.max_states - self.states)
+
+    def part(self, max_states: int) -> Budget:
+        """A budget for a sub-task: at most ``max_states``, the same deadline."""
+        return Budget(max_states=max_states, timeout=self.timeout, start=self.start)
+
+    def absorb(self, part: Budget) -> None:
+        """Count a sub-task's work here."""
+        self.tick(0)
+        self.states += part.states
+
 
 def droppable_unread_maybes(history: History, uids: Iterable[int]) -> set[int]:
     """The ``maybe`` operations among ``uids`` whose written value no operation among
@@ -186,9 +198,17 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
         return out
 
     def moves(pos: tuple[int, ...], vals: tuple, lo: int) -> list[tuple[int, bool]]:
-        """(lane, place?) pairs possible from here; a single forced move alone."""
+        """(lane, place?) pairs possible from here; a single forced move alone.  The
+        search tries the last first: with real time, the earliest to complete (a
+        history that is linearizable is then found without backtracking, mostly)."""
         if timed and complete_g:
             return moves_all_pairs(pos, vals, lo)
+        out = _moves_general(pos, vals)
+        if timed and len(out) > 1:
+            out.sort(key=lambda m: (comp[m[0]][pos[m[0]]], inv[m[0]][pos[m[0]]]), reverse=True)
+        return out
+
+    def _moves_general(pos: tuple[int, ...], vals: tuple) -> list[tuple[int, bool]]:
         if timed:
             nxt_comp = [comp[i][pos[i]] if pos[i] < lengths[i] else INF for i in range(P)]
         out: list[tuple[int, bool]] = []
