@@ -190,3 +190,47 @@ def test_many_keys_with_crashes_decided_and_validated():
                       registers=tuple("ABCDEFGHIJ"), linearizable=True)
     r = check(h, "lin")
     assert r.verdict is C and len(r.witness.sequence) <= len(h.ops)
+
+
+def _naive_ok(h: History, pairs: set[frozenset[str]] | None, seq: list[int]) -> bool:
+    """The definition of spec.realtime, written out pair by pair (quadratic)."""
+    ops = h.ops
+    if len(set(seq)) != len(seq) or any(not op.maybe and op.uid not in seq for op in ops):
+        return False
+    at = {u: i for i, u in enumerate(seq)}
+    for a in seq:
+        for b in seq:
+            oa, ob = ops[a], ops[b]
+            if oa.process == ob.process and oa.index < ob.index and at[a] > at[b]:
+                return False
+            near = pairs is None or frozenset((oa.process, ob.process)) in pairs
+            if (oa.process != ob.process and near and oa.complete is not None
+                    and oa.complete < ob.invoke and at[a] > at[b]):
+                return False
+    value: dict[str, object] = {}
+    for u in seq:
+        op = ops[u]
+        if op.observes and value.get(op.register, h.initial_value(op.register)) != op.observed:
+            return False
+        if op.writes:
+            value[op.register] = op.value
+    return True
+
+
+@SETTINGS
+@given(data=st.data(), h=timed_histories(max_ops=6, max_processes=3))
+def test_validator_accepts_exactly_the_sequences_the_definition_allows(data, h):
+    g = data.draw(graphs(h.processes))
+    found = check(h, "sc", engine="direct")
+    if found.verdict is C and data.draw(st.booleans()):
+        seq = list(found.witness.sequence)  # valid for sc at least; then perhaps one swap
+        if len(seq) > 1 and data.draw(st.booleans()):
+            k = data.draw(st.integers(0, len(seq) - 2))
+            seq[k], seq[k + 1] = seq[k + 1], seq[k]
+    else:
+        seq = data.draw(st.permutations(range(len(h.ops))))
+        seq = [u for u in seq if not h.ops[u].maybe or data.draw(st.booleans())]
+    for graph, pairs in ((ProximityGraph.complete(h.processes), None),
+                         (g, {frozenset(e) for e in g.edges}),
+                         (ProximityGraph.empty(h.processes), set())):
+        assert (sequence_problems(h, graph, seq) == []) is _naive_ok(h, pairs, seq)
