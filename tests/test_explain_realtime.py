@@ -128,3 +128,13 @@ def test_every_argument_found_is_a_valid_cycle(h):
         check_argument(exp)
     else:
         assert "tried every order" in exp.text()
+
+
+def test_cli_explain_lin(run_cli, write_file):
+    path = write_file("stale.json", STALE.to_json())
+    r = run_cli("explain", path, "--model", "lin")
+    assert r.status == 0 and r.out.rstrip().endswith("a contradiction!")
+    r = run_cli("explain", path, "--model", "lin", "--json")
+    assert r.status == 0 and r.json()["contradiction"] is True and r.json()["verdict"] == "violation"
+    r = run_cli("explain", path, "--model", "sc")
+    assert r.status == 1 and "nothing to explain" in r.out
