@@ -51,6 +51,17 @@ def check_argument(exp: RealTimeExplanation) -> None:
             srcs = [u for u in exp.core if ops[u].writes and ops[u].register == b.register
                     and ops[u].vkey == value_key(b.observed) and u != s.after]
             assert srcs == [s.before] and value_key(h.initial_value(b.register)) != value_key(b.observed)
+        elif s.rule == "overwritten":  # last step: every source of a (an observer) precedes b
+            assert s is exp.steps[-1] and b.writes and a.observes and b.register == a.register
+            srcs = [u for u in exp.core if ops[u].writes and ops[u].register == a.register
+                    and ops[u].vkey == value_key(a.observed) and u != s.before]
+            assert srcs and value_key(h.initial_value(a.register)) != value_key(a.observed)
+            for u in srcs:
+                c = ops[u]
+                assert (c.process == b.process and c.index < b.index) or (
+                    c.process != b.process and c.complete is not None and c.complete < b.invoke)
+            assert reach(s.after, s.before)
+            return
         else:
             assert s.rule == "legality" and a.register == b.register
             # w < r ⇒ w < src(r), or src(r) < w ⇒ r < w, or r reads the initial value
@@ -89,6 +100,16 @@ def test_stale_read_is_explained_by_real_time_and_the_initial_value():
 def test_new_old_inversion_core_leaves_out_the_other_register():
     exp = explain_realtime(INVERSION, "lin")
     assert {INVERSION.ops[u].register for u in exp.core} == {"X"}
+    check_argument(exp)
+
+
+def test_every_possible_source_overwritten():
+    h = History.build({"a": [["w", "X", 2, {"t": [0, 1]}]], "b": [["w", "X", 2, {"t": [0, 2]}]],
+                       "c": [["w", "X", 1, {"t": [3, 4]}]], "d": [["r", "X", 2, {"t": [5, 6]}]]})
+    exp = explain_realtime(h, "lin")
+    assert exp.steps[-1].rule == "overwritten"
+    text = exp.text()
+    assert "which only A, B write" in text and "C writes 1 to X before D" in text
     check_argument(exp)
 
 

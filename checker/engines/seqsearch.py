@@ -24,9 +24,8 @@ Reductions, each preserving the answer:
 * among pending operations (never returned) that do the same thing (same kind,
   register, values, ``maybe``) and may both be placed, only the first is tried: they
   are interchangeable from then on;
-* ``maybe`` operations whose written value nothing ever reads (no read, no cas ``old``
-  on the register) are dropped up front: removing one from any solution keeps it a
-  solution.
+* ``maybe`` operations that nothing that must take effect depends on are dropped up
+  front (:func:`droppable_unread_maybes`).
 """
 
 from __future__ import annotations
@@ -76,16 +75,34 @@ class Budget:
 
 
 def droppable_unread_maybes(history: History, uids: Iterable[int]) -> set[int]:
-    """The ``maybe`` operations among ``uids`` whose written value no operation among
-    ``uids`` observes on their register: they can be left out of every solution."""
+    """The ``maybe`` operations among ``uids`` that no operation that must take effect
+    depends on: left out of every solution, the others still have one.
+
+    The *relevant* values of a register are those its operations that must take
+    effect observe, plus the ``old`` of every relevant ``maybe`` cas; a ``maybe``
+    operation is relevant when it writes a relevant value.  Removing all irrelevant
+    ones from a solution keeps it legal: the last writer before a kept observer wrote
+    the value it observes, a relevant value, so that writer is kept too; real time and
+    process order only lose constraints."""
     ops = history.ops
-    observed: set[tuple[str, tuple]] = set()
     chosen = list(uids)
+    relevant: set[tuple[str, tuple]] = set()
     for u in chosen:
         op = ops[u]
-        if op.observes:
-            observed.add((op.register, value_key(op.observed)))  # type: ignore[arg-type]
-    return {u for u in chosen if ops[u].maybe and (ops[u].register, ops[u].vkey) not in observed}
+        if op.observes and not op.maybe:
+            relevant.add((op.register, value_key(op.observed)))  # type: ignore[arg-type]
+    kept: set[int] = set()
+    grown = True
+    while grown:
+        grown = False
+        for u in chosen:
+            op = ops[u]
+            if op.maybe and u not in kept and (op.register, op.vkey) in relevant:
+                kept.add(u)
+                grown = True
+                if op.observes:
+                    relevant.add((op.register, value_key(op.observed)))  # type: ignore[arg-type]
+    return {u for u in chosen if ops[u].maybe and u not in kept}
 
 
 def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: Budget

@@ -21,6 +21,7 @@ cycle is a proof that the core, hence the history, has no sequence.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
@@ -51,7 +52,8 @@ class Ordering:
 class RealTimeExplanation:
     history: History
     model: Model
-    core: tuple[int, ...]                 # uids of the history, in the order named
+    core: tuple[int, ...]                 # uids of the history: the engine's core, or the
+    #                                       operations the argument mentions
     optional: frozenset[int]              # core operations that may be left out (the others
     #                                       took effect: not maybe, or the only source of a value read)
     names: dict[int, str]
@@ -105,6 +107,9 @@ class RealTimeExplanation:
             return "\n".join(lines)
         lines.append("Then:")
         for k, s in enumerate(self.steps):
+            if s.rule == "overwritten":
+                lines.append(f"  However, {s.why}: {self.n(s.before)} cannot read it, a contradiction!")
+                continue
             head = "However, " if k == len(self.steps) - 1 else ""
             tail = ": a contradiction!" if k == len(self.steps) - 1 else "."
             lines.append(f"  {head}{self.n(s.before)} < {self.n(s.after)}, because {s.why}{tail}")
@@ -243,7 +248,76 @@ def _argument(history: History, core: list[int], optional: frozenset[int], pairs
         cycle = _cycle(facts, core)
         if cycle:
             return _unfold(facts, cycle), frozenset(must)
+    overwritten = _every_source_overwritten(history, core, must, facts, pairs)
+    if overwritten:
+        return overwritten, frozenset(must)
     return [], frozenset(must)
+
+
+def _every_source_overwritten(history: History, core: list[int], must: list[int],
+                              facts: dict[tuple[int, int], Ordering], pairs: RealTimePairs
+                              ) -> list[Ordering]:
+    """An observer ``r`` that must take effect, and a write ``w`` that must too, with
+    ``w < r`` and every operation that could be ``r``'s source (writing its value to
+    its register) before ``w`` in every sequence that holds it (process order, or real
+    time): whichever is the source, ``w`` overwrites it before ``r``."""
+    ops = history.ops
+    reach = _reachability(facts, core)
+    for r in must:
+        op = ops[r]
+        if not op.observes:
+            continue
+        want = value_key(op.observed)  # type: ignore[arg-type]
+        if value_key(history.initial_value(op.register)) == want:
+            continue
+        cands = [c for c in core if c != r and ops[c].writes and ops[c].register == op.register
+                 and ops[c].vkey == want]
+        for w in must:
+            ow = ops[w]
+            if w == r or not ow.writes or ow.register != op.register or ow.vkey == want:
+                continue
+            if (w, r) not in reach:
+                continue
+            if cands and all(_surely_before(ops[c], ow, pairs) for c in cands):
+                names = ", ".join(_nm(c) for c in cands)
+                path = reach[(w, r)]
+                steps = _chain(facts, path)
+                verb = "writes" if len(cands) == 1 else "write"
+                steps.append(Ordering(r, w, "overwritten",
+                                      f"{_nm(r)} reads {format_value(op.observed)} from {op.register}, which "
+                                      f"only {names} {verb}; each of them, if it took effect, did so "
+                                      f"before {_nm(w)} (process order or real time), and {_nm(w)} writes "
+                                      f"{format_value(ow.value)} to {op.register} before {_nm(r)}"))
+                return steps
+    return []
+
+
+def _surely_before(a, b, pairs: RealTimePairs) -> bool:  # type: ignore[no-untyped-def]
+    """``a`` precedes ``b`` in every sequence holding both (process order or real time)."""
+    if a.process == b.process:
+        return a.index < b.index
+    return (a.complete is not None and b.invoke is not None and a.complete < b.invoke
+            and pairs.adjacent(a.process, b.process))
+
+
+def _chain(facts: dict[tuple[int, int], Ordering], path: tuple) -> list[Ordering]:
+    """The orderings along ``path``, each preceded (once) by those its reason uses."""
+    out: list[Ordering] = []
+    seen: set[tuple[int, int]] = set()
+
+    def emit(key: tuple[int, int]) -> None:
+        if key in seen:
+            return
+        seen.add(key)
+        o = facts[key]
+        for p in o.needs:
+            for a, b in zip(p, p[1:], strict=False):
+                emit((a, b))
+        out.append(o)
+
+    for a, b in zip(path, path[1:], strict=False):
+        emit((a, b))
+    return out
 
 
 def _nm(u: int) -> str:
@@ -326,12 +400,21 @@ def _unfold(facts: dict[tuple[int, int], Ordering], cycle: list[tuple[int, int]]
 
 
 def _rendered(exp: RealTimeExplanation) -> RealTimeExplanation:
-    """Replace the ``{uid}`` placeholders of the reasons with the operations' names."""
+    """Name the operations the argument mentions first (A, B, ...), list only those
+    when there is an argument, and replace the ``{uid}`` placeholders by names."""
+    mentioned: list[int] = []
+    for st in exp.steps:
+        for u in [st.before, st.after] + [int(x) for x in re.findall(r"\{(\d+)\}", st.why)]:
+            if u not in mentioned:
+                mentioned.append(u)
+    mentioned.sort(key=exp.core.index)
+    order = mentioned + [u for u in exp.core if u not in mentioned]
+    names = dict(zip(order, op_names(len(order)), strict=True))
+
     def sub(text: str) -> str:
-        for u, name in exp.names.items():
-            text = text.replace(f"{{{u}}}", name)
-        return text
+        return re.sub(r"\{(\d+)\}", lambda m: names[int(m.group(1))], text)
 
     steps = tuple(Ordering(s.before, s.after, s.rule, sub(s.why), s.needs) for s in exp.steps)
-    return RealTimeExplanation(exp.history, exp.model, exp.core, exp.optional, exp.names, steps, exp.summary)
-
+    core = tuple(mentioned) if steps else exp.core
+    return RealTimeExplanation(exp.history, exp.model, core, exp.optional, names, steps, exp.summary,
+                               exp.no_source)
