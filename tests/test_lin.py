@@ -234,3 +234,26 @@ def test_validator_accepts_exactly_the_sequences_the_definition_allows(data, h):
                          (g, {frozenset(e) for e in g.edges}),
                          (ProximityGraph.empty(h.processes), set())):
         assert (sequence_problems(h, graph, seq) == []) is _naive_ok(h, pairs, seq)
+
+
+def _untimed(h: History) -> History:
+    data = {p: [op.to_json()[:3] + ([{"maybe": True}] if op.maybe else []) for op in ops]
+            for p, ops in h.by_process.items()}
+    return History.build(data, processes=h.processes)
+
+
+@SETTINGS
+@given(h=timed_histories(max_ops=7, max_processes=3))
+def test_sc_with_cas_and_maybe_without_times_direct_and_z3_agree(h):
+    u = _untimed(h)
+    assert not u.timed
+    assert verdict(u, "sc", "empty", "direct") is verdict(u, "sc", "empty", "z3")
+
+
+def test_identical_heads_of_two_processes_are_not_interchangeable():
+    # p and q both start with w(X,1); p's read of 1 after q's w(Y,1) needs p's w(X,1)
+    # after q's w(X,5): every sequence starts with q's w(X,1), never with p's.
+    h = History.build({"p": [["w", "X", 1], ["r", "Y", 1], ["r", "X", 1]],
+                       "q": [["w", "X", 1], ["w", "X", 5], ["w", "Y", 1], ["cas", "Z", [0, 1]]]})
+    r = check(h, "sc", engine="direct")
+    assert r.verdict is C and check(h, "sc", engine="z3").verdict is C

@@ -21,7 +21,8 @@ Reductions, each preserving the answer:
 * a read (or a cas that writes the value it reads) that may be placed and returns
   the current value is placed at once, without branching: moving it to the front of
   any solution keeps the solution legal and can only relax real-time constraints;
-* among pending operations (never returned) that do the same thing (same kind,
+* among operations that are the last of their process and block nothing in real time
+  (never returned, or a history without times) that do the same thing (same kind,
   register, values, ``maybe``) and may both be placed, only the first is tried: they
   are interchangeable from then on;
 * ``maybe`` operations that nothing that must take effect depends on are dropped up
@@ -148,7 +149,10 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
     # a lane is finished when every operation is placed, or only a maybe that never
     # returned is left (one that returned must be placed or dropped explicitly)
     need = [n - 1 if n and lanes[i][-1].maybe and comp[i][-1] == INF else n for i, n in enumerate(lengths)]
-    sig = [[(op.kind, op.register, op.vkey, old[i][k], op.maybe) if comp[i][k] == INF else None
+    # interchangeable operations: the last of their process (nothing waits for them) and
+    # never blocking anything in real time (never returned, or no times at all)
+    sig = [[(op.kind, op.register, op.vkey, old[i][k], op.maybe)
+            if comp[i][k] == INF and k == len(lane) - 1 else None
             for k, op in enumerate(lane)] for i, lane in enumerate(lanes)]
 
     init = tuple(value_key(history.initial_value(r)) for r in regs)
