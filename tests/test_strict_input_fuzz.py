@@ -12,6 +12,7 @@ own data (up to the defaults the contract gives: processes from ``history``, no
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import json
 import math
@@ -101,14 +102,14 @@ def mutated_texts(draw: st.DrawFn) -> str:
         target = _get(obj, path)
         action = draw(st.sampled_from(["replace", "add-key", "drop", "append"]))
         if action == "replace" and path:
-            _get(obj, path[:-1])[path[-1]] = draw(JUNK)
+            _get(obj, path[:-1])[path[-1]] = copy.deepcopy(draw(JUNK))
         elif action == "add-key" and isinstance(target, dict):
-            target[draw(st.sampled_from(KEYS))] = draw(JUNK)
+            target[draw(st.sampled_from(KEYS))] = copy.deepcopy(draw(JUNK))
         elif action == "drop" and path:
             parent = _get(obj, path[:-1])
             del parent[path[-1]]
         elif action == "append" and isinstance(target, list):
-            target.append(draw(JUNK))
+            target.append(copy.deepcopy(draw(JUNK)))  # fresh: sampled lists are shared objects
     text = json.dumps(obj)
     textual = draw(st.sampled_from(["none", "junk", "duplicate", "cut"]))
     if textual == "junk":
@@ -196,7 +197,7 @@ def _assert_says_what_it_means(text: str, history_json: dict[str, Any]) -> None:
     assert history_json == _expected_json(raw)
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=2500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=mutated_texts())
 def test_every_mutated_file_parses_to_what_it_says_or_is_rejected_cleanly(tmp_path_factory, text):
     path: Path = tmp_path_factory.mktemp("fuzz") / "h.json"
