@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from fisheye.spec import realtime
 from fisheye.spec.graph import parse_graph_option
 from fisheye.spec.history import parse_history, read_json_file
 from fisheye.spec.models import MODEL_NAMES, Model
@@ -112,6 +113,9 @@ def run(args: argparse.Namespace) -> int:
     model = Model(model_name)
     from ..explain import ExplainError, explain
 
+    if realtime.handles(history, model):  # lin, fisheye-lin, sc with cas/maybe
+        return _explain_sequential(history, model, graph, args)
+
     schedule = [s.to_json() for s in cx.schedule] if cx else []
     try:
         exp = explain(history, model, graph, schedule=schedule, timeout=args.timeout,
@@ -148,6 +152,28 @@ def run(args: argparse.Namespace) -> int:
         print(f"Found by: {cx.search or 'a search'} ({_system_text(cx)}).")
         print("Replay script (the run that produced this history):")
         print("\n".join(replay_script(schedule)))
+    return 0
+
+
+def _explain_sequential(history: Any, model: Model, graph: Any, args: argparse.Namespace) -> int:
+    """The models with real time, cas and maybe operations (:mod:`..explain.realtime`)."""
+    from ..explain import ExplainError
+    from ..explain.realtime import explain_realtime
+
+    if args.svg:
+        raise UsageError(f"--svg is not available for {model.value} explanations (use --json or the text)")
+    try:
+        exp = explain_realtime(history, model, graph, timeout=args.timeout)
+    except ExplainError as e:
+        if args.json:
+            print(json.dumps({"verdict": e.verdict.value, "model": model.value, "message": str(e)}))
+        else:
+            print(f"{args.file}: {e}")
+        return 1 if e.verdict is Verdict.CONSISTENT else 3
+    if args.json:
+        print(json.dumps({"verdict": "violation", "model": model.value, "file": args.file, **exp.to_json()}))
+    else:
+        print(exp.text())
     return 0
 
 
