@@ -21,6 +21,7 @@ import math
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -185,7 +186,7 @@ def run_batch(args: argparse.Namespace, files: list[str]) -> int:
             print(human(outcome.history, outcome.result, name).splitlines()[0], flush=True)
         else:
             print(f"{name}: bad input: {outcome.error}", flush=True)
-    worst = next(o for o in SEVERITY if counts[o] or o == SEVERITY[-1])
+    worst = worst_outcome(counts)
     seconds = time.perf_counter() - start
     if args.json:
         print(json.dumps({"summary": {"files": len(files), **{o.replace(" ", "_"): counts[o]
@@ -195,6 +196,12 @@ def run_batch(args: argparse.Namespace, files: list[str]) -> int:
         parts = ", ".join(f"{counts[o]} {o}" for o in SUMMARY_ORDER)
         print(f"{len(files)} files: {parts} ({seconds:.3f} s)")
     return EXIT[worst]
+
+
+def worst_outcome(outcomes: Iterable[str]) -> str:
+    """The worst outcome present (:data:`SEVERITY`); ``consistent`` for none."""
+    present = set(outcomes)
+    return next((o for o in SEVERITY if o in present), Verdict.CONSISTENT.value)
 
 
 def input_json(imported: Imported) -> dict[str, Any]:
