@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from .history import History
+
 
 class Model(StrEnum):
     """``sc``: sequential consistency (section 2.2 of the 2015 text).
@@ -37,3 +39,30 @@ class Model(StrEnum):
 
 
 MODEL_NAMES: tuple[str, ...] = tuple(m.value for m in Model)
+
+
+def unsupported(history: History, model: Model | str) -> str | None:
+    """Why ``model`` is not defined on ``history`` (``None``: it is).
+
+    A cas (an atomic read-modify-write) has a meaning only where one sequence of all
+    operations is asked for; the causal models (``cc`` and the fisheye (SC,CC)
+    definitions) give each process its own view of the *writes* only, in which a
+    cas's read half has no place.  Operations that may not have taken effect
+    (``maybe``) are handled by the models that choose which operations a sequence
+    holds."""
+    model = Model(model)
+    if history.has_cas and model not in CAS_MODELS:
+        allowed = ", ".join(m.value for m in CAS_MODELS)
+        return (f"model {model.value} is not defined on histories with cas operations "
+                f"(models with cas: {allowed})")
+    if history.has_maybe and model not in MAYBE_MODELS:
+        allowed = ", ".join(m.value for m in MAYBE_MODELS)
+        return (f"model {model.value} does not handle operations marked \"maybe\" "
+                f"(models that do: {allowed})")
+    return None
+
+
+CAS_MODELS: tuple[Model, ...] = ()
+"""The models defined on histories with cas operations."""
+MAYBE_MODELS: tuple[Model, ...] = ()
+"""The models that handle operations that may not have taken effect."""

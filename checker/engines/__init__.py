@@ -16,8 +16,9 @@ from collections.abc import Callable
 from fisheye.spec import validate
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
-from fisheye.spec.models import Model
+from fisheye.spec.models import Model, unsupported
 
+from ..errors import UsageError
 from ..result import CheckResult, Verdict
 
 ENGINE_NAMES = ("auto", "z3", "direct")
@@ -52,6 +53,9 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
           engine: str = "auto", timeout: float | None = None, validate_witness: bool = True
           ) -> CheckResult:
     model = Model(model)
+    why = unsupported(history, model)
+    if why:
+        raise UsageError(why)
     if graph is None:
         graph = ProximityGraph(history.processes, history.edges)
     name = choose_engine(history, model) if engine == "auto" else engine
