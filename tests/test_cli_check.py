@@ -238,7 +238,7 @@ def test_batch_bad_input_is_the_worst_and_each_file_still_reported(run_cli, tmp_
     rows = [json.loads(line) for line in r.out.splitlines()]
     assert [row.get("verdict") for row in rows[:3]] == ["consistent", None, "violation"]
     assert [row["exit"] for row in rows[:3]] == [0, 2, 1]
-    assert rows[1]["file"] == str(bad) and "3-element list" in rows[1]["error"]
+    assert rows[1]["file"] == str(bad) and "operation 0 of process" in rows[1]["error"]
     assert rows[3]["summary"] == {"files": 3, "consistent": 1, "violation": 1, "unknown": 0,
                                   "bad_input": 1}
     assert rows[3]["exit"] == 2

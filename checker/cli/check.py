@@ -28,7 +28,7 @@ from typing import Any
 
 from fisheye.spec.graph import parse_graph_option
 from fisheye.spec.history import History, HistoryError
-from fisheye.spec.models import MODEL_NAMES, Model
+from fisheye.spec.models import MODEL_NAMES, Model, unsupported
 
 from ..engines import ENGINE_NAMES, check
 from ..errors import UsageError
@@ -136,11 +136,15 @@ def expand(paths: list[str]) -> list[str]:
 def check_file(args: argparse.Namespace, path: str) -> tuple[History, CheckResult, Imported]:
     """Load one file and check it; bad input raises :class:`HistoryError`."""
     history, imported = load(path, fmt=args.format, nil_read=args.nil_read or "initial")
-    return history, check_history(args, history), imported
+    return history, check_history(args, history, imported.source), imported
 
 
-def check_history(args: argparse.Namespace, history: History) -> CheckResult:
+def check_history(args: argparse.Namespace, history: History, source: str) -> CheckResult:
+    """Check one history; a model not defined on it is bad input naming ``source``."""
     graph = parse_graph_option(args.graph, history.processes, history.edges)
+    why = unsupported(history, args.model)
+    if why:
+        raise HistoryError(why, source)
     try:
         return check(history, Model(args.model), graph, engine=args.engine, timeout=args.timeout)
     except ModuleNotFoundError as e:  # an engine not installed in this checkout
@@ -152,7 +156,7 @@ def run_one(args: argparse.Namespace, path: str) -> int:
     if args.nil_read is not None and not imported.is_jepsen:
         raise UsageError(f"--nil-read applies only to Jepsen histories (EDN or log), and "
                          f"{imported.source} is JSON")
-    result = check_history(args, history)
+    result = check_history(args, history, imported.source)
     if args.json:
         out = result.to_json(history)
         out["input"] = input_json(imported)

@@ -10,14 +10,12 @@ logs), all turned into the contract's history object.
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fisheye.spec.history import History, HistoryError, parse_history, read_json_file
+from fisheye.spec.history import History, HistoryError, decode_text, parse_history
 
 from . import jepsen_edn, jepsen_log
 from .jepsen import NIL_READS, ImportNotes, NilRead, translate
@@ -60,7 +58,7 @@ def read_history_object(path: str, *, fmt: str = "auto", nil_read: NilRead = "in
     if fmt == "auto":
         fmt = detect_format(text, path, source)
     if fmt == "json":
-        return _unwrap(_decode_json(path, text, source), source)
+        return _unwrap(decode_text(text, source), source)
     notes = ImportNotes(FORMAT_NAMES[fmt])
     if fmt == jepsen_edn.FORMAT:
         events = jepsen_edn.read_events(text, source)
@@ -111,21 +109,6 @@ def _read_text(path: str, source: str) -> str:
         raise HistoryError(f"cannot be read ({e.strerror})", source) from None
     except UnicodeDecodeError:
         raise HistoryError("is not UTF-8 text", source) from None
-
-
-def _decode_json(path: str, text: str, source: str) -> Any:
-    """JSON, decoded by the contract's own (strict) reader."""
-    if path != STDIN:
-        return read_json_file(path)
-    fd, tmp = tempfile.mkstemp(suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        return read_json_file(tmp)
-    except HistoryError as e:
-        raise HistoryError(e.message, source) from None
-    finally:
-        os.unlink(tmp)
 
 
 def _unwrap(obj: Any, source: str) -> Imported:
