@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fisheye.checker.formats import detect_format, read_history_object
+from fisheye.checker.formats import detect_format, load, read_history_object
 from fisheye.spec.history import HistoryError
 
 JEPSEN = Path(__file__).parent / "data" / "jepsen"
@@ -221,3 +221,13 @@ def test_format_detection(name, text, fmt):
 def test_undetectable_format_is_rejected():
     with pytest.raises(HistoryError, match="a.txt: is neither a JSON history"):
         detect_format("hello", "a.txt", "a.txt")
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in JEPSEN.iterdir() if p.suffix in (".edn", ".log")))
+@pytest.mark.parametrize("nil_read", ["initial", "any"])
+def test_every_shipped_history_imports_to_what_the_contract_parser_accepts(name, nil_read):
+    history, imp = load(str(JEPSEN / name), nil_read=nil_read)
+    assert history.timed and len(history.ops) == imp.notes.operations
+    assert sum(op.maybe for op in history.ops) == imp.notes.indeterminate_writes
+    assert all(op.pending == op.maybe for op in history.ops)
+    assert history.to_json()["history"] == imp.obj["history"]

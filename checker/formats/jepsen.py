@@ -85,13 +85,14 @@ class ImportNotes:
 
     def summary(self) -> str:
         """``imported from Jepsen EDN: 120 operations; left out: 3 failed ...``."""
-        left = [f"{n} {what}" for n, what in (
-            (self.failed, "failed"),
-            (self.indeterminate_reads, "indeterminate reads"),
-            (self.nil_reads_dropped, "reads of nil"),
-            (self.nemesis_events, "nemesis events"),
-            (self.other_lines, "other log lines")) if n]
-        text = f"imported from {self.format}: {self.operations} operations"
+        left = [f"{n} {one if n == 1 else many}" for n, one, many in (
+            (self.failed, "failed", "failed"),
+            (self.indeterminate_reads, "indeterminate read", "indeterminate reads"),
+            (self.nil_reads_dropped, "read of nil", "reads of nil"),
+            (self.nemesis_events, "nemesis event", "nemesis events"),
+            (self.other_lines, "other log line", "other log lines")) if n]
+        text = f"imported from {self.format}: {self.operations} operation" + \
+            ("" if self.operations == 1 else "s")
         if self.indeterminate_writes:
             text += f" ({self.indeterminate_writes} indeterminate)"
         return text + ("; left out: " + ", ".join(left) if left else "")
