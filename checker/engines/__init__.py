@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from fisheye.spec import validate
+from fisheye.spec import realtime, validate
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
 from fisheye.spec.models import Model, unsupported
@@ -40,8 +40,23 @@ def _engine(name: str) -> Callable[..., CheckResult]:
     raise ValueError(f"unknown engine {name!r} (expected one of: {', '.join(ENGINE_NAMES)})")
 
 
+def _realtime_engine(name: str) -> Callable[..., CheckResult]:
+    """The engines of the sequential models with real time, cas and maybe operations."""
+    if name == "z3":
+        from .z3_realtime import check as z3_check
+
+        return z3_check
+    if name == "direct":
+        from .lin import check as lin_check
+
+        return lin_check
+    raise ValueError(f"unknown engine {name!r} (expected one of: {', '.join(ENGINE_NAMES)})")
+
+
 def choose_engine(history: History, model: Model) -> str:
     """``auto``: the direct engine whenever it decides the model, else Z3."""
+    if realtime.handles(history, model):
+        return "direct"
     try:
         from .direct import decides
     except ImportError:
@@ -60,7 +75,8 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
         graph = ProximityGraph(history.processes, history.edges)
     name = choose_engine(history, model) if engine == "auto" else engine
     start = time.perf_counter()
-    result = _engine(name)(history, model, graph, timeout=timeout)
+    run = _realtime_engine(name) if realtime.handles(history, model) else _engine(name)
+    result = run(history, model, graph, timeout=timeout)
     if result.verdict is Verdict.CONSISTENT and validate_witness:
         if result.witness is None:
             raise EngineBug(f"engine {name} said consistent without a witness")
