@@ -287,3 +287,32 @@ def test_batch_through_the_console_script(data_dir, tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "Traceback" not in out.stderr
     assert json.loads(out.stdout.splitlines()[-1])["summary"]["consistent"] == 2
+
+
+# ---- real Jepsen histories: the verdicts their own checkers publish (tests/data/jepsen) ------
+
+PUBLISHED = [  # (file, --nil-read as the publishing checker reads nil, linearizable?)
+    ("knossos-rethink-fail-minimal.edn", "any", False),
+    ("knossos-immediate-failure.edn", "any", False),
+    ("knossos-cas-register-bug.edn", "any", True),
+    ("porcupine-etcd_000.log", "initial", False),
+    ("porcupine-etcd_002.log", "initial", True),
+]
+
+
+@pytest.mark.parametrize(("name", "nil_read", "linearizable"), PUBLISHED, ids=[p[0] for p in PUBLISHED])
+def test_lin_agrees_with_the_published_verdicts(run_cli, data_dir, name, nil_read, linearizable):
+    r = run_cli("check", data_dir / "jepsen" / name, "--model", "lin", "--nil-read", nil_read, "--json")
+    assert r.status == (0 if linearizable else 1), r.out + r.err
+    obj = r.json()
+    assert obj["verdict"] == ("consistent" if linearizable else "violation")
+    assert obj["input"]["format"] in ("jepsen-edn", "jepsen-log")
+    assert obj["input"]["import"]["operations"] == obj["operations"]
+
+
+def test_jepsen_directory_in_one_batch_under_lin(run_cli, data_dir):
+    r = run_cli("check", data_dir / "jepsen", "--model", "lin", "--json")
+    rows = [json.loads(line) for line in r.out.splitlines()]
+    verdicts = {Path(row["file"]).name: row["verdict"] for row in rows[:-1]}
+    assert verdicts == {name: "consistent" if lin else "violation" for name, _, lin in PUBLISHED}
+    assert rows[-1]["exit"] == 1 == r.status
