@@ -272,6 +272,11 @@ def test_batch_of_consistent_files_exits_0_and_progress_goes_to_stderr(run_cli, 
     assert r.err.splitlines() == [f"fisheye: [1/2] {files[0]}", f"fisheye: [2/2] {files[1]}"]
 
 
+def test_progress_on_one_file_is_a_usage_error(run_cli, data_dir):
+    r = run_cli("check", data_dir / "figure4-b1.json", "--model", "sc", "--progress")
+    assert r.status == 2 and r.out == "" and "--progress applies to several files" in r.err
+
+
 def test_empty_directory_and_two_stdins_are_usage_errors(run_cli, tmp_path):
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "readme.txt").write_text("x")

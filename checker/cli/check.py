@@ -109,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
     files = expand(args.files)
     if len(files) == 1 and not Path(args.files[0]).is_dir():
+        if args.progress:
+            raise UsageError("--progress applies to several files or a directory, not to one file")
         return run_one(args, files[0])
     return run_batch(args, files)
 
