@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from fisheye.spec.history import HistoryError
 
@@ -187,24 +187,22 @@ def _complete(tr: _Translation, process: str, inv: _Pending, done: JepsenEvent |
     kind = done.type if done is not None else "info"
     if ev.f == "read" and kind != "ok":  # its value is unknown: left out (still validated)
         if ev.value is not None:
-            _steps(tr, ev, ev.value, None)
+            _step_of(tr, ev, ev.value, None)
         if kind == "fail":
             tr.notes.failed += 1
         else:
             tr.notes.indeterminate_reads += 1
         return
-    steps = _steps(tr, ev, done.value if kind == "ok" and done is not None else ev.value, done)
+    step = _step_of(tr, ev, done.value if kind == "ok" and done is not None else ev.value, done)
     if kind == "ok" and done is not None and ev.value is not None:
-        invoked = _steps(tr, ev, ev.value, None)
-        same = [(k, r) for k, r, _ in invoked] == [(k, r) for k, r, _ in steps] and all(
-            a == b for a, b in zip(invoked, steps, strict=True) if a[0] != "r")
-        if not same:
+        invoked = _step_of(tr, ev, ev.value, None)
+        if invoked[:2] != step[:2] or (step[0] != "r" and invoked != step):
             raise tr.bad(done.where, f"the :ok :{ev.f} has value {to_text(done.value)} but its "
                                      f"invocation at {ev.where} has {to_text(ev.value)}")
     if kind == "fail":
         tr.notes.failed += 1
         return
-    (op, reg, payload), = steps
+    op, reg, payload = step
     if kind == "info" and op == "r":
         tr.notes.indeterminate_reads += 1
         return
@@ -219,10 +217,10 @@ def _complete(tr: _Translation, process: str, inv: _Pending, done: JepsenEvent |
     tr.notes.operations += 1
 
 
-def _steps(tr: _Translation, ev: JepsenEvent, value: Any, done: JepsenEvent | None
-           ) -> list[tuple[str, str, Any]]:
-    """The single register step ``(kind, register, payload)`` of an operation, as a
-    one-element list; every shape that cannot be imported faithfully is rejected."""
+def _step_of(tr: _Translation, ev: JepsenEvent, value: Any, done: JepsenEvent | None
+             ) -> tuple[str, str, Any]:
+    """The one register step ``(kind, register, payload)`` of an operation whose value is
+    ``value``; every shape that cannot be imported faithfully is rejected."""
     where = (done or ev).where
     f = ev.f
     if f == "txn":
@@ -232,36 +230,30 @@ def _steps(tr: _Translation, ev: JepsenEvent, value: Any, done: JepsenEvent | No
             return _several(tr, where, [k for _, k, _ in micro], "transaction")
         mf, key, v = micro[0]
         reg = _register(tr, where, key)
-        step = ("r", reg, _read_value(tr, where, v)) if mf in _TXN_READ else \
-            ("w", reg, _scalar(tr, where, v))
         _check_shape(tr, where, shape)
-        return [step]
+        return ("r" if mf in _TXN_READ else "w", reg, _scalar(tr, where, v))
     if isinstance(value, dict):
         _check_shape(tr, where, "multi-register")
         if len(value) != 1:
             return _several(tr, where, list(value), "map-valued operation")
         (key, inner), = value.items()
-        return [_step(tr, where, f, _register(tr, where, key), inner)]
+        return _step(tr, where, f, _register(tr, where, key), inner)
     independent = _is_tuple(value) and (f != "cas" or _is_tuple(value[1]))
     _check_shape(tr, where, "independent" if independent else "single-register")
     if independent:
         key, inner = value
-        return [_step(tr, where, f, _register(tr, where, key), inner)]
-    return [_step(tr, where, f, _register(tr, where, None), value)]
+        return _step(tr, where, f, _register(tr, where, key), inner)
+    return _step(tr, where, f, _register(tr, where, None), value)
 
 
 def _step(tr: _Translation, where: str, f: str, reg: str, v: Any) -> tuple[str, str, Any]:
     if f == "read":
-        return ("r", reg, _read_value(tr, where, v))
+        return ("r", reg, _scalar(tr, where, v))
     if f == "write":
         return ("w", reg, _scalar(tr, where, v))
-    if not (_is_tuple(v)):
+    if not _is_tuple(v):
         raise tr.bad(where, f"the :cas value {to_text(v)} is not a pair [old new]")
     return ("cas", reg, (_scalar(tr, where, v[0]), _scalar(tr, where, v[1])))
-
-
-def _read_value(tr: _Translation, where: str, v: Any) -> Any:
-    return _scalar(tr, where, v)
 
 
 def _scalar(tr: _Translation, where: str, v: Any) -> Any:
@@ -291,7 +283,7 @@ def _txn_micro_ops(tr: _Translation, where: str, value: Any) -> list[tuple[str, 
     return out
 
 
-def _several(tr: _Translation, where: str, keys: Sequence[Any], what: str) -> list[Any]:
+def _several(tr: _Translation, where: str, keys: Sequence[Any], what: str) -> NoReturn:
     if not keys:
         raise tr.bad(where, f"a {what} on no register")
     names = ", ".join(to_text(k) for k in keys)
