@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, NoReturn
+from typing import Any, Literal
 
 from fisheye.spec.history import HistoryError
 
@@ -227,7 +227,7 @@ def _step_of(tr: _Translation, ev: JepsenEvent, value: Any, done: JepsenEvent | 
         shape = "multi-register"
         micro = _txn_micro_ops(tr, where, value)
         if len(micro) != 1:
-            return _several(tr, where, [k for _, k, _ in micro], "transaction")
+            raise _several(tr, where, [k for _, k, _ in micro], "transaction")
         mf, key, v = micro[0]
         reg = _register(tr, where, key)
         _check_shape(tr, where, shape)
@@ -235,7 +235,7 @@ def _step_of(tr: _Translation, ev: JepsenEvent, value: Any, done: JepsenEvent | 
     if isinstance(value, dict):
         _check_shape(tr, where, "multi-register")
         if len(value) != 1:
-            return _several(tr, where, list(value), "map-valued operation")
+            raise _several(tr, where, list(value), "map-valued operation")
         (key, inner), = value.items()
         return _step(tr, where, f, _register(tr, where, key), inner)
     independent = _is_tuple(value) and (f != "cas" or _is_tuple(value[1]))
@@ -283,11 +283,12 @@ def _txn_micro_ops(tr: _Translation, where: str, value: Any) -> list[tuple[str, 
     return out
 
 
-def _several(tr: _Translation, where: str, keys: Sequence[Any], what: str) -> NoReturn:
+def _several(tr: _Translation, where: str, keys: Sequence[Any], what: str) -> HistoryError:
+    """The error for an operation on no register or on several at once."""
     if not keys:
-        raise tr.bad(where, f"a {what} on no register")
+        return tr.bad(where, f"a {what} on no register")
     names = ", ".join(to_text(k) for k in keys)
-    raise tr.bad(where, f"a {what} on several registers ({names}) is atomic across them, which "
+    return tr.bad(where, f"a {what} on several registers ({names}) is atomic across them, which "
                         "the contract's one-register operations cannot express")
 
 
