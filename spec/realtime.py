@@ -38,7 +38,8 @@ operations absent from it did not take effect.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from .graph import ProximityGraph
 from .history import History, format_value, value_key
@@ -46,8 +47,40 @@ from .history import History, format_value, value_key
 _MAX_PROBLEMS = 20
 
 
-def complete_graph(history: History) -> ProximityGraph:
-    return ProximityGraph.complete(history.processes)
+@dataclass(frozen=True)
+class RealTimePairs:
+    """Which pairs of processes a model orders by real time (clause 4): every pair
+    (``lin``; kept implicit, a complete graph on hundreds of processes being large), or
+    the neighbours of a graph (``fisheye-lin``; no edges: ``sc``)."""
+
+    every_pair: bool
+    neighbours: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    @staticmethod
+    def all() -> RealTimePairs:
+        return RealTimePairs(True)
+
+    @staticmethod
+    def of(graph: ProximityGraph) -> RealTimePairs:
+        n = len(graph.processes)
+        if n > 1 and len(graph.edges) * 2 == n * (n - 1):
+            return RealTimePairs(True)
+        adj: dict[str, set[str]] = {p: set() for p in graph.processes}
+        for a, b in graph.edges:
+            adj[a].add(b)
+            adj[b].add(a)
+        return RealTimePairs(False, {p: frozenset(q) for p, q in adj.items()})
+
+    @property
+    def none(self) -> bool:
+        return not self.every_pair and not any(self.neighbours.values())
+
+    def adjacent(self, p: str, q: str) -> bool:
+        return p != q and (self.every_pair or q in self.neighbours.get(p, ()))
+
+    def of_process(self, p: str) -> frozenset[str]:
+        """The neighbours of ``p`` (meaningful when not ``every_pair``)."""
+        return self.neighbours.get(p, frozenset())
 
 
 def membership_problems(history: History, seq: Sequence[int], name: str = "S") -> list[str]:
@@ -101,17 +134,16 @@ def process_order_problems(history: History, seq: Sequence[int], name: str = "S"
     return []
 
 
-def real_time_problems(history: History, graph: ProximityGraph, seq: Sequence[int],
+def real_time_problems(history: History, pairs: RealTimePairs, seq: Sequence[int],
                        name: str = "S") -> list[str]:
     """Clause 4, in one pass: ``a`` violates it iff some ``b`` of a neighbour process
     placed before ``a`` was invoked after ``a`` completed, so it suffices to keep, per
     process, the latest invocation placed so far (with the operation, for the message).
     """
-    if not graph.edges:
+    if pairs.none:
         return []
     ops = history.ops
-    complete = len(graph.edges) * 2 == len(graph.processes) * (len(graph.processes) - 1)
-    neighbours = {p: graph.neighbours(p) for p in graph.processes}
+    complete = pairs.every_pair
     latest: dict[str, int] = {}  # process -> uid of its placed op with the latest invocation
     overall: int | None = None
     out: list[str] = []
@@ -125,7 +157,7 @@ def real_time_problems(history: History, graph: ProximityGraph, seq: Sequence[in
                 # its invocation precedes a's, so no op placed so far violates clause 4.
                 cands = [] if overall is None else [overall]
             else:
-                cands = [latest[q] for q in neighbours[a.process] if q in latest]
+                cands = [latest[q] for q in pairs.of_process(a.process) if q in latest]
             for v in cands:
                 b = ops[v]
                 if b.invoke is not None and a.complete < b.invoke:
@@ -143,7 +175,7 @@ def real_time_problems(history: History, graph: ProximityGraph, seq: Sequence[in
     return out
 
 
-def sequence_problems(history: History, graph: ProximityGraph, seq: Sequence[int] | None,
+def sequence_problems(history: History, graph: ProximityGraph | RealTimePairs, seq: Sequence[int] | None,
                       name: str = "S") -> list[str]:
     """Every clause (module docstring) ``seq`` fails for ``graph``; empty: ``seq``
     witnesses G-fisheye (LIN,SC) (``sc`` for the empty graph, ``lin`` for the complete
@@ -153,18 +185,19 @@ def sequence_problems(history: History, graph: ProximityGraph, seq: Sequence[int
     out = membership_problems(history, seq, name)
     if out:
         return out
+    pairs = graph if isinstance(graph, RealTimePairs) else RealTimePairs.of(graph)
     return (process_order_problems(history, seq, name) + legality_problems(history, seq, name)
-            + real_time_problems(history, graph, seq, name))
+            + real_time_problems(history, pairs, seq, name))
 
 
-def real_time_graph(history: History, model: str, graph: ProximityGraph) -> ProximityGraph:
-    """The graph whose real-time pairs ``model`` asks for: none for ``sc``, all for
-    ``lin``, ``graph`` for ``fisheye-lin``."""
+def real_time_pairs(model: str, graph: ProximityGraph) -> RealTimePairs:
+    """The pairs of processes ``model`` orders by real time: none for ``sc``, every
+    pair for ``lin``, the edges of ``graph`` for ``fisheye-lin``."""
     if model == "sc":
-        return ProximityGraph.empty(history.processes)
+        return RealTimePairs(False)
     if model == "lin":
-        return complete_graph(history)
-    return graph
+        return RealTimePairs.all()
+    return RealTimePairs.of(graph)
 
 
 def handles(history: History, model: str) -> bool:
@@ -175,4 +208,4 @@ def handles(history: History, model: str) -> bool:
 
 def problems(history: History, model: str, graph: ProximityGraph, seq: Sequence[int] | None) -> list[str]:
     """:func:`sequence_problems` for ``model`` (``sc``, ``lin`` or ``fisheye-lin``)."""
-    return sequence_problems(history, real_time_graph(history, model, graph), seq)
+    return sequence_problems(history, real_time_pairs(model, graph), seq)

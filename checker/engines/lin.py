@@ -31,7 +31,7 @@ from dataclasses import replace
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History, Op, format_value
 from fisheye.spec.models import Model
-from fisheye.spec.realtime import real_time_graph
+from fisheye.spec.realtime import RealTimePairs, real_time_pairs
 from fisheye.spec.witness import Witness
 
 from ..result import CheckResult, Reason, Verdict
@@ -49,8 +49,8 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
         graph = ProximityGraph(history.processes, history.edges)
     start = time.perf_counter()
     budget = Budget(max_states=max_states, timeout=timeout)
-    rt = real_time_graph(history, model.value, graph)
-    all_pairs = len(rt.edges) * 2 == len(rt.processes) * (len(rt.processes) - 1)
+    rt = real_time_pairs(model.value, graph)
+    all_pairs = rt.every_pair
     try:
         if all_pairs and history.timed:
             seq, bad = _by_register(history, rt, budget)
@@ -72,7 +72,7 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
                                f"already admit none", seconds=time.perf_counter() - start, stats=stats)
 
 
-def _by_register(history: History, rt: ProximityGraph, budget: Budget
+def _by_register(history: History, rt: RealTimePairs, budget: Budget
                  ) -> tuple[list[int] | None, list[int] | None]:
     """Per register; returns (sequence, None) or (None, uids of a failing register)."""
     by_reg: dict[str, list[int]] = {}
@@ -170,7 +170,7 @@ def _relaxed(history: History, uids: Sequence[int], cut: float | None, optional:
     return History(history.processes, new_ops, history.edges, history.initial), back
 
 
-def _certificate(history: History, rt: ProximityGraph, uids: list[int], budget: Budget
+def _certificate(history: History, rt: RealTimePairs, uids: list[int], budget: Budget
                  ) -> tuple[Reason, ...]:
     """A small failing core of ``uids``: the history as it stood at the earliest
     completion after which it fails, then, one operation at a time, every read removed and every write
@@ -213,8 +213,8 @@ def _certificate(history: History, rt: ProximityGraph, uids: list[int], budget: 
     reasons = [Reason(f"{ops[u].label()}{_times(op, relaxed=u in optional)}", "operation", (u,))
                for u, op in shown]
     regs = sorted({op.register for _, op in shown})
-    what = "linearization" if len(rt.edges) * 2 == len(rt.processes) * (len(rt.processes) - 1) \
-        else "legal sequence respecting process order and real time between neighbours"
+    what = ("linearization" if rt.every_pair
+            else "legal sequence respecting process order and real time between neighbours")
     when = "" if cut is None else f" (as they stood at time {format_value(cut)})"
     reasons.append(Reason(f"no {what} of these {len(shown)} operations on {', '.join(regs)}{when} exists",
                           "no-sequence", tuple(u for u, _ in shown)))

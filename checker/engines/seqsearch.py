@@ -35,8 +35,8 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History, Op, value_key
+from fisheye.spec.realtime import RealTimePairs
 
 INF = float("inf")
 
@@ -76,7 +76,7 @@ def droppable_unread_maybes(history: History, uids: Iterable[int]) -> set[int]:
     return {u for u in chosen if ops[u].maybe and (ops[u].register, ops[u].vkey) not in observed}
 
 
-def search(history: History, uids: Sequence[int], graph: ProximityGraph, budget: Budget
+def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: Budget
            ) -> list[int] | None:
     """A sequence (uids) of the operations ``uids`` meeting clauses 1-4 of
     :mod:`fisheye.spec.realtime` restricted to them, or ``None`` when there is none.
@@ -84,19 +84,26 @@ def search(history: History, uids: Sequence[int], graph: ProximityGraph, budget:
     ops = history.ops
     skip = droppable_unread_maybes(history, uids)
     keep = sorted(u for u in uids if u not in skip)
-    procs = [p for p in history.processes if any(ops[u].process == p for u in keep)]
+    present = {ops[u].process for u in keep}
+    procs = [p for p in history.processes if p in present]
     pindex = {p: i for i, p in enumerate(procs)}
     lanes: list[list[Op]] = [[] for _ in procs]
     for u in keep:
         lanes[pindex[ops[u].process]].append(ops[u])
+    # lanes in order of their first invocation (the scan below stops at the first lane
+    # not yet started)
+    order = sorted(range(len(procs)), key=lambda i: (lanes[i][0].invoke or 0, i))
+    procs = [procs[i] for i in order]
+    lanes = [lanes[i] for i in order]
+    pindex = {p: i for i, p in enumerate(procs)}
     regs = sorted({ops[u].register for u in keep})
     rindex = {r: i for i, r in enumerate(regs)}
     P = len(procs)
-    complete_g = len(graph.edges) * 2 == len(graph.processes) * (len(graph.processes) - 1)
+    complete_g = pairs.every_pair
     if complete_g:
         nbrs: list[tuple[int, ...]] | None = None
     else:
-        nbrs = [tuple(pindex[q] for q in graph.neighbours(p) if q in pindex) for p in procs]
+        nbrs = [tuple(pindex[q] for q in pairs.of_process(p) if q in pindex) for p in procs]
 
     # per lane, arrays for speed
     inv = [[op.invoke if op.invoke is not None else 0 for op in lane] for lane in lanes]
@@ -120,11 +127,70 @@ def search(history: History, uids: Sequence[int], graph: ProximityGraph, budget:
     seen: set[tuple[tuple[int, ...], tuple]] = {start}
     path: list[int | None] = []  # uid placed, or None for a drop
 
-    def moves(pos: tuple[int, ...], vals: tuple) -> list[tuple[int, bool]]:
-        """(lane, place?) pairs possible from here; a single forced move first."""
+    # lanes whose last operation is a maybe that never returned: that operation is
+    # scanned apart (a pool), so that the lane scan can skip finished lanes
+    pool = sorted((i for i in range(P) if need[i] < lengths[i]), key=lambda i: (inv[i][-1], i))
+
+    def judge(i: int, k: int, vals: tuple, out: list[tuple[int, bool]], pend_sigs: set) -> bool:
+        """Add the moves of operation k of lane i to ``out``; True: forced, alone."""
+        kd = kind[i][k]
+        cur = vals[reg[i][k]]
+        if kd != "w" and old[i][k] != cur:
+            ok = False
+        else:
+            ok = True
+            if kd == "r" or (kd == "cas" and new[i][k] == cur):
+                out.clear()
+                out.append((i, True))  # forced: a state-preserving legal observation
+                return True
+        s = sig[i][k]
+        if s is not None:
+            if s in pend_sigs:
+                return False
+            pend_sigs.add(s)
+        if ok:
+            out.append((i, True))
+        if maybe[i][k] and comp[i][k] != INF:
+            out.append((i, False))
+        return False
+
+    def moves_all_pairs(pos: tuple[int, ...], vals: tuple, lo: int) -> list[tuple[int, bool]]:
+        """Every pair of processes is ordered by real time (lin): one bound for all."""
+        bound = INF
+        cands: list[int] = []
+        for i in range(lo, P):
+            k = pos[i]
+            if k >= need[i]:
+                continue
+            ik = inv[i][k]
+            if ik > bound:
+                if k == 0:
+                    break  # this lane and every later one start after the bound
+                continue
+            c = comp[i][k]
+            if c < bound:
+                bound = c
+            cands.append(i)
+        out: list[tuple[int, bool]] = []
+        pend_sigs: set = set()
+        for i in cands:
+            k = pos[i]
+            if inv[i][k] <= bound and judge(i, k, vals, out, pend_sigs):
+                return out
+        for i in pool:
+            k = pos[i]
+            if inv[i][-1] > bound:
+                break
+            if k == need[i] and judge(i, k, vals, out, pend_sigs):
+                return out
+        return out
+
+    def moves(pos: tuple[int, ...], vals: tuple, lo: int) -> list[tuple[int, bool]]:
+        """(lane, place?) pairs possible from here; a single forced move alone."""
+        if timed and complete_g:
+            return moves_all_pairs(pos, vals, lo)
         if timed:
             nxt_comp = [comp[i][pos[i]] if pos[i] < lengths[i] else INF for i in range(P)]
-            gmin = min(nxt_comp) if complete_g else 0
         out: list[tuple[int, bool]] = []
         pend_sigs: set = set()
         for i in range(P):
@@ -132,34 +198,12 @@ def search(history: History, uids: Sequence[int], graph: ProximityGraph, budget:
             if k >= lengths[i]:
                 continue
             if timed:
-                if complete_g:
-                    bound = gmin
-                else:
-                    assert nbrs is not None
-                    bound = min((nxt_comp[q] for q in nbrs[i]), default=INF)
-                if inv[i][k] > bound:
+                assert nbrs is not None
+                if inv[i][k] > min((nxt_comp[q] for q in nbrs[i]), default=INF):
                     continue
-            kd = kind[i][k]
-            cur = vals[reg[i][k]]
-            if kd != "w" and old[i][k] != cur:
-                ok = False
-            else:
-                ok = True
-                if kd == "r" or (kd == "cas" and new[i][k] == cur):
-                    return [(i, True)]  # forced: a state-preserving legal observation
-            s = sig[i][k]
-            if s is not None:
-                if s in pend_sigs:
-                    continue
-                pend_sigs.add(s)
-            if ok:
-                out.append((i, True))
-            if maybe[i][k] and comp[i][k] != INF:
-                out.append((i, False))
+            if judge(i, k, vals, out, pend_sigs):
+                return out
         return out
-
-    def finished(pos: tuple[int, ...]) -> bool:
-        return all(pos[i] >= need[i] for i in range(P))
 
     def apply(pos: tuple[int, ...], vals: tuple, i: int, place: bool):
         k = pos[i]
@@ -169,14 +213,22 @@ def search(history: History, uids: Sequence[int], graph: ProximityGraph, budget:
             vals = vals[:r] + (new[i][k],) + vals[r + 1:]
         return npos, vals
 
-    # iterative depth-first search
-    stack: list[tuple[tuple[int, ...], tuple, list[tuple[int, bool]]]] = []
+    def advance(pos: tuple[int, ...], lo: int) -> int:
+        while lo < P and pos[lo] >= need[lo]:
+            lo += 1
+        return lo
+
+    # iterative depth-first search; a frame: configuration, first unfinished lane,
+    # lanes left unfinished, moves still to try
     pos, vals = start
-    if finished(pos):
+    left = sum(1 for i in range(P) if need[i] > 0)
+    if left == 0:
         return []
-    stack.append((pos, vals, moves(pos, vals)))
+    lo = advance(pos, 0)
+    stack: list[tuple[tuple[int, ...], tuple, int, int, list[tuple[int, bool]]]] = [
+        (pos, vals, lo, left, moves(pos, vals, lo))]
     while stack:
-        pos, vals, todo = stack[-1]
+        pos, vals, lo, left, todo = stack[-1]
         if not todo:
             stack.pop()
             if path:
@@ -190,7 +242,9 @@ def search(history: History, uids: Sequence[int], graph: ProximityGraph, budget:
         seen.add(key)
         budget.tick()
         path.append(lanes[i][pos[i]].uid if place else None)
-        if finished(npos):
+        nleft = left - 1 if npos[i] == need[i] else left
+        if nleft == 0:
             return [u for u in path if u is not None]
-        stack.append((npos, nvals, moves(npos, nvals)))
+        nlo = advance(npos, lo)
+        stack.append((npos, nvals, nlo, nleft, moves(npos, nvals, nlo)))
     return None

@@ -29,7 +29,7 @@ import z3
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History, format_value, value_key
 from fisheye.spec.models import Model
-from fisheye.spec.realtime import real_time_graph
+from fisheye.spec.realtime import RealTimePairs, real_time_pairs
 from fisheye.spec.witness import Witness
 
 from ..result import CheckResult, Reason, Verdict
@@ -38,7 +38,7 @@ ENGINE = "z3"
 
 
 class _Encoding:
-    def __init__(self, history: History, rt: ProximityGraph) -> None:
+    def __init__(self, history: History, rt: RealTimePairs) -> None:
         self.h = history
         self.rt = rt
         self.solver = z3.Solver()
@@ -112,7 +112,7 @@ def check(history: History, model: Model | str, graph: ProximityGraph, *,
           timeout: float | None = None) -> CheckResult:
     model = Model(model)
     start = time.perf_counter()
-    enc = _Encoding(history, real_time_graph(history, model.value, graph))
+    enc = _Encoding(history, real_time_pairs(model.value, graph))
     enc.build()
     stats = {"tracked": len(enc.reasons)}
     if timeout is not None:
