@@ -236,7 +236,8 @@ def test_every_shipped_history_imports_to_what_the_contract_parser_accepts(name,
 def test_log_in_the_later_jepsen_layout(tmp_path):
     text = ("2017-05-23 14:04:04,539{GMT}\tINFO\t[jepsen worker 0] jepsen.util: 0\t:invoke\t:write\t1\n"
             "2017-05-23 14:04:04,540{GMT}\tINFO\t[jepsen worker 0] jepsen.util: 0\t:ok\t:write\t1\n"
-            '2017-05-23 14:04:05,540{GMT}\tINFO\t[jepsen nemesis] jepsen.util: :nemesis\t:info\t:start\t"p"\n')
+            '2017-05-23 14:04:05,540{GMT}\tINFO\t[jepsen nemesis] jepsen.util: :nemesis\t:info'
+            '\t:start\t"p"\n')
     imp = edn(tmp_path, text, "j.log")
     assert imp.obj["history"] == {"0": [["w", "x", 1, {"t": [0, 1]}]]}
     assert imp.notes.nemesis_events == 1 and imp.notes.other_lines == 0
