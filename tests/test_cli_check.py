@@ -302,6 +302,8 @@ PUBLISHED = [  # (file, --nil-read as the publishing checker reads nil, lineariz
     ("knossos-cas-register-bug.edn", "any", True),
     ("porcupine-etcd_000.log", "initial", False),
     ("porcupine-etcd_002.log", "initial", True),
+    ("porcupine-etcd_003.log", "initial", False),
+    ("porcupine-etcd_007.log", "initial", True),
 ]
 
 
