@@ -3,12 +3,17 @@ exit statuses, --graph, --json with witnesses, and every bad input of section 1.
 
 from __future__ import annotations
 
+import io
+import json
+import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from fisheye.checker.cli import check as check_cli
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import load_history
 from fisheye.spec.validate import problems
@@ -154,3 +159,167 @@ def test_console_script_end_to_end(data_dir, tmp_path):
                          timeout=120)
     assert err.returncode == 2 and err.stdout == ""
     assert len(err.stderr.splitlines()) == 1 and "bad.json" in err.stderr and "Traceback" not in err.stderr
+
+
+# ---- input side: standard input, counterexample files, simulate --json output -------------
+
+def test_standard_input(run_cli, data_dir, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO((data_dir / "figure4-b1.json").read_text()))
+    r = run_cli("check", "-", "--model", "sc", "--json")
+    assert r.status == 1 and r.json()["verdict"] == "violation"
+    assert r.json()["input"] == {"format": "json"}
+
+
+def test_standard_input_bad_input_names_stdin(run_cli, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO('{"history": {"a": [["w", "X"]]}}'))
+    r = run_cli("check", "-", "--model", "sc")
+    assert r.status == 2 and r.out == ""
+    assert r.err.startswith("fisheye: <stdin>: ") and len(r.err.splitlines()) == 1
+
+
+def test_counterexample_file_checks_its_history(run_cli):
+    path = Path(__file__).parent.parent / "counterexamples" / "alg2-published-4p--fisheye-2014.json"
+    obj = json.loads(path.read_text())
+    r = run_cli("check", path, "--model", obj["violates"], "--json")
+    assert r.status == 1 and r.json()["input"] == {"format": "json", "container": "counterexample"}
+    assert r.json()["graph"] == obj["history"]["graph"]
+
+
+def test_simulate_json_output_is_checked(run_cli, write_file):
+    sim = run_cli("simulate", "paris-berlin-newyork", "--seed", "3", "--json")
+    assert sim.status == 0
+    path = write_file("run.json", sim.out)
+    r = run_cli("check", path, "--model", "fisheye", "--json")
+    assert r.status == 0 and r.json()["input"]["container"] == "simulate"
+    assert r.json()["operations"] == sum(len(v) for v in sim.json()["history"]["history"].values())
+
+
+def test_a_wrapper_that_is_no_known_file_is_rejected(run_cli, write_file):
+    path = write_file("w.json", {"history": {"history": {"a": [["w", "X", 1]]}}})
+    r = run_cli("check", path, "--model", "sc")
+    assert r.status == 2 and "neither a counterexample file" in r.err
+
+
+def test_nil_read_on_a_json_history_is_a_usage_error(run_cli, data_dir):
+    r = run_cli("check", data_dir / "figure4-b1.json", "--model", "sc", "--nil-read", "any")
+    assert r.status == 2 and "--nil-read applies only to Jepsen histories" in r.err
+
+
+# ---- batch mode ------------------------------------------------------------------------------
+
+def batch_dir(tmp_path: Path, data_dir: Path) -> Path:
+    d = tmp_path / "batch"
+    (d / "sub").mkdir(parents=True)
+    (d / "a-consistent.json").write_text((data_dir / "figure4-b3.json").read_text())
+    (d / "sub" / "b-violation.json").write_text((data_dir / "figure4-b1.json").read_text())
+    (d / "notes.txt").write_text("not a history")
+    (d / ".hidden.json").write_text("[")
+    return d
+
+
+def test_directory_one_line_per_file_summary_and_worst_status(run_cli, tmp_path, data_dir):
+    d = batch_dir(tmp_path, data_dir)
+    r = run_cli("check", d, "--model", "sc")
+    lines = r.out.splitlines()
+    assert r.status == 1 and r.err == ""
+    assert lines[0].startswith(f"{d / 'a-consistent.json'}: consistent under sc")
+    assert lines[1].startswith(f"{d / 'sub' / 'b-violation.json'}: violation under sc")
+    assert re.fullmatch(r"2 files: 1 consistent, 1 violation, 0 unknown, 0 bad input \(\d+\.\d+ s\)",
+                        lines[2])
+    assert len(lines) == 3
+
+
+def test_batch_bad_input_is_the_worst_and_each_file_still_reported(run_cli, tmp_path, data_dir):
+    d = batch_dir(tmp_path, data_dir)
+    bad = d / "c-bad.json"
+    bad.write_text('{"history": {"a": [["w", "X"]]}}')
+    r = run_cli("check", d, "--model", "sc", "--json")
+    assert r.status == 2
+    rows = [json.loads(line) for line in r.out.splitlines()]
+    assert [row.get("verdict") for row in rows[:3]] == ["consistent", None, "violation"]
+    assert [row["exit"] for row in rows[:3]] == [0, 2, 1]
+    assert rows[1]["file"] == str(bad) and "operation 0 of process" in rows[1]["error"]
+    assert rows[3]["summary"] == {"files": 3, "consistent": 1, "violation": 1, "unknown": 0,
+                                  "bad_input": 1}
+    assert rows[3]["exit"] == 2
+    assert r.err.splitlines() == [f"fisheye: {bad}: {rows[1]['error']}"]
+
+
+@pytest.mark.parametrize(("outcomes", "worst"), [
+    ([], "consistent"), (["consistent"], "consistent"), (["consistent", "unknown"], "unknown"),
+    (["unknown", "violation", "consistent"], "violation"), (["violation", "bad input"], "bad input"),
+    (["bad input", "unknown"], "bad input"),
+])
+def test_worst_outcome_ranks_bad_input_then_violation_then_unknown(outcomes, worst):
+    assert check_cli.worst_outcome(outcomes) == worst
+    assert check_cli.worst_outcome(Counter(outcomes)) == worst
+
+
+def test_batch_with_an_unknown_and_no_violation_exits_3(run_cli, write_file, data_dir):
+    data = {f"p{i}": [["w", "X", (i * k) % 3] if k % 2 == 0 else ["r", "X", (i + k) % 3] for k in range(8)]
+            for i in range(5)}
+    hard = write_file("hard.json", {"history": data})
+    r = run_cli("check", hard, data_dir / "figure4-b3.json", "--model", "fisheye", "--graph",
+                "complete", "--engine", "z3", "--timeout", "0.001")
+    assert r.status == 3 and r.out.splitlines()[0].startswith(f"{hard}: unknown under fisheye")
+    assert "0 violation" in r.out.splitlines()[-1]
+
+
+def test_batch_of_consistent_files_exits_0_and_progress_goes_to_stderr(run_cli, data_dir):
+    files = [data_dir / "figure4-b2.json", data_dir / "figure4-b3.json"]
+    r = run_cli("check", *files, "--model", "sc", "--progress")
+    assert r.status == 0 and r.out.splitlines()[-1].startswith("2 files: 2 consistent")
+    assert r.err.splitlines() == [f"fisheye: [1/2] {files[0]}", f"fisheye: [2/2] {files[1]}"]
+
+
+def test_progress_on_one_file_is_a_usage_error(run_cli, data_dir):
+    r = run_cli("check", data_dir / "figure4-b1.json", "--model", "sc", "--progress")
+    assert r.status == 2 and r.out == "" and "--progress applies to several files" in r.err
+
+
+def test_empty_directory_and_two_stdins_are_usage_errors(run_cli, tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "readme.txt").write_text("x")
+    r = run_cli("check", tmp_path / "empty", "--model", "sc")
+    assert r.status == 2 and "holds no history file" in r.err and r.out == ""
+    r = run_cli("check", "-", "-", "--model", "sc")
+    assert r.status == 2 and "only once" in r.err
+
+
+def test_batch_through_the_console_script(data_dir, tmp_path):
+    d = batch_dir(tmp_path, data_dir)
+    out = subprocess.run([str(FISHEYE), "check", str(d), "--model", "cc", "--json"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "Traceback" not in out.stderr
+    assert json.loads(out.stdout.splitlines()[-1])["summary"]["consistent"] == 2
+
+
+# ---- real Jepsen histories: the verdicts their own checkers publish (tests/data/jepsen) ------
+
+PUBLISHED = [  # (file, --nil-read as the publishing checker reads nil, linearizable?)
+    ("knossos-rethink-fail-minimal.edn", "any", False),
+    ("knossos-immediate-failure.edn", "any", False),
+    ("knossos-cas-register-bug.edn", "any", True),
+    ("porcupine-etcd_000.log", "initial", False),
+    ("porcupine-etcd_002.log", "initial", True),
+    ("porcupine-etcd_003.log", "initial", False),
+    ("porcupine-etcd_007.log", "initial", True),
+]
+
+
+@pytest.mark.parametrize(("name", "nil_read", "linearizable"), PUBLISHED, ids=[p[0] for p in PUBLISHED])
+def test_lin_agrees_with_the_published_verdicts(run_cli, data_dir, name, nil_read, linearizable):
+    r = run_cli("check", data_dir / "jepsen" / name, "--model", "lin", "--nil-read", nil_read, "--json")
+    assert r.status == (0 if linearizable else 1), r.out + r.err
+    obj = r.json()
+    assert obj["verdict"] == ("consistent" if linearizable else "violation")
+    assert obj["input"]["format"] in ("jepsen-edn", "jepsen-log")
+    assert obj["input"]["import"]["operations"] == obj["operations"]
+
+
+def test_jepsen_directory_in_one_batch_under_lin(run_cli, data_dir):
+    r = run_cli("check", data_dir / "jepsen", "--model", "lin", "--json")
+    rows = [json.loads(line) for line in r.out.splitlines()]
+    verdicts = {Path(row["file"]).name: row["verdict"] for row in rows[:-1]}
+    assert verdicts == {name: "consistent" if lin else "violation" for name, _, lin in PUBLISHED}
+    assert rows[-1]["exit"] == 1 == r.status

@@ -1,62 +1,223 @@
-"""``fisheye check FILE --model MODEL [--graph GRAPH] [--engine z3|direct|auto] [--json]
-[--timeout SECONDS]`` (contract section 3).
+"""``fisheye check FILE... --model MODEL [--graph GRAPH] [--engine z3|direct|auto] [--json]
+[--timeout SECONDS] [--format FORMAT] [--nil-read initial|any] [--progress]``.
 
-Exit status: 0 consistent, 1 violation, 2 bad input or usage, 3 unknown.  ``--json``
-prints one object ``{"verdict", "model", ...}``; a consistent verdict carries its
-witness, a violation its certificate (the named constraints of the unsat core)."""
+FILE is a history in the contract's JSON, a counterexample file or ``simulate --json`` output
+(their ``history`` is checked), a Jepsen EDN history or a Jepsen log (``docs/formats.md``),
+or ``-`` for standard input.
+
+One file: exit status 0 consistent, 1 violation, 2 bad input or usage, 3 unknown; ``--json``
+prints one object ``{"verdict", "model", ...}``; a consistent verdict carries its witness, a
+violation its certificate.
+
+Several files, or a directory (its ``.json``, ``.edn`` and ``.log`` files, recursively, in
+name order): one line per file and a summary line (``--json``: one object per line, then
+the summary object); the exit status is the worst of the files' (:data:`SEVERITY`)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from fisheye.spec.graph import parse_graph_option
-from fisheye.spec.history import History, load_history
-from fisheye.spec.models import MODEL_NAMES, Model
+from fisheye.spec.history import History, HistoryError
+from fisheye.spec.models import MODEL_NAMES, Model, unsupported
 
 from ..engines import ENGINE_NAMES, check
 from ..errors import UsageError
+from ..formats import EXTENSIONS, FORMATS, NIL_READS, STDIN, Imported, load, source_name
 from ..result import CheckResult, Verdict
 
 MAX_REASONS = 8
 """Reasons of a certificate printed without --json."""
+BAD_INPUT = "bad input"
+SEVERITY = (BAD_INPUT, Verdict.VIOLATION.value, Verdict.UNKNOWN.value, Verdict.CONSISTENT.value)
+"""Outcomes of a batch, worst first: the batch's exit status is its worst file's.  Bad input
+comes first (the batch did not check everything it was given); a violation outranks unknown
+(it is a definite finding, and unknown means no violation was found)."""
+EXIT = {BAD_INPUT: 2, "violation": 1, "unknown": 3, "consistent": 0}
+SUMMARY_ORDER = ("consistent", "violation", "unknown", BAD_INPUT)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "check", help="decide whether a history is consistent under a model",
-        description="Decide whether the history in FILE is consistent under MODEL. Exit status: 0 "
+        "check", help="decide whether histories are consistent under a model",
+        description="Decide whether the history in FILE is consistent under MODEL. FILE is a "
+                    "history (JSON), a counterexample file, 'fisheye simulate --json' output, a "
+                    "Jepsen EDN history, a Jepsen log, or - for standard input. Exit status: 0 "
                     "consistent, 1 violation, 2 bad input or usage, 3 unknown (a budget ran out). "
-                    "--json prints one object; a consistent verdict carries its witness, a violation "
-                    "its certificate.")
-    p.add_argument("file", metavar="FILE", help="history file (contract section 1)")
-    p.add_argument("--model", required=True, choices=MODEL_NAMES, help="sc, cc, fisheye or fisheye-2014")
+                    "--json prints one object; a consistent verdict carries its witness, a "
+                    "violation its certificate. Several files or a directory: one line per file, "
+                    "a summary line, and the worst exit status (bad input, then violation, then "
+                    "unknown).")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="history file, directory of history files, or - (standard input)")
+    p.add_argument("--model", required=True, choices=MODEL_NAMES, help="the consistency model")
     p.add_argument("--graph", default="file", metavar="GRAPH",
                    help="empty, complete, file (the file's graph, default) or p:q,r:s")
     p.add_argument("--engine", default="auto", choices=ENGINE_NAMES,
                    help="z3, direct or auto (default: the fastest that decides)")
-    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object on stdout (one per line for several files)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                   help="solver budget; exit 3 (unknown) when it runs out")
+                   help="solver budget per file; exit 3 (unknown) when it runs out")
+    p.add_argument("--format", default="auto", choices=FORMATS,
+                   help="input format (default: from the file name, else from its content)")
+    p.add_argument("--nil-read", choices=NIL_READS, default=None,
+                   help="Jepsen histories: a read of nil returns the initial value (initial, the "
+                        "default) or may have returned any value (any, as in Knossos)")
+    p.add_argument("--progress", action="store_true",
+                   help="several files: report each file on stderr as it starts (the default "
+                        "when stderr is a terminal)")
     p.set_defaults(func=run)
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """The outcome of one file: a check result, or the bad input that stopped it."""
+
+    name: str
+    outcome: str
+    history: History | None = None
+    result: CheckResult | None = None
+    imported: Imported | None = None
+    error: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT[self.outcome]
+
+    def to_json(self) -> dict[str, Any]:
+        if self.result is None or self.history is None:
+            return {"file": self.name, "error": self.error, "exit": 2}
+        out = {"file": self.name, **self.result.to_json(self.history)}
+        if self.imported is not None:
+            out["input"] = input_json(self.imported)
+        out["exit"] = self.exit_code
+        return out
 
 
 def run(args: argparse.Namespace) -> int:
     if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
         raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
-    history = load_history(args.file)
+    files = expand(args.files)
+    if len(files) == 1 and not Path(args.files[0]).is_dir():
+        if args.progress:
+            raise UsageError("--progress applies to several files or a directory, not to one file")
+        return run_one(args, files[0])
+    return run_batch(args, files)
+
+
+def expand(paths: list[str]) -> list[str]:
+    """The files named: a directory stands for its history files (by extension,
+    recursively, hidden ones left out), in name order."""
+    out: list[str] = []
+    for p in paths:
+        path = Path(p)
+        if p != STDIN and path.is_dir():
+            found = sorted(str(f) for f in path.rglob("*")
+                           if f.is_file() and f.suffix.lower() in EXTENSIONS
+                           and not any(part.startswith(".") for part in f.relative_to(path).parts))
+            if not found:
+                raise UsageError(f"{p}: directory holds no history file (.json, .edn or .log)")
+            out += found
+        else:
+            out.append(p)
+    if out.count(STDIN) > 1:
+        raise UsageError("- (standard input) can be given only once")
+    return out
+
+
+def check_file(args: argparse.Namespace, path: str) -> tuple[History, CheckResult, Imported]:
+    """Load one file and check it; bad input raises :class:`HistoryError`."""
+    history, imported = load(path, fmt=args.format, nil_read=args.nil_read or "initial")
+    return history, check_history(args, history, imported.source), imported
+
+
+def check_history(args: argparse.Namespace, history: History, source: str) -> CheckResult:
+    """Check one history; a model not defined on it is bad input naming ``source``."""
     graph = parse_graph_option(args.graph, history.processes, history.edges)
-    model = Model(args.model)
+    why = unsupported(history, args.model)
+    if why:
+        raise HistoryError(why, source)
     try:
-        result = check(history, model, graph, engine=args.engine, timeout=args.timeout)
+        return check(history, Model(args.model), graph, engine=args.engine, timeout=args.timeout)
     except ModuleNotFoundError as e:  # an engine not installed in this checkout
         raise UsageError(f"engine {args.engine!r} is not available ({e})") from None
+
+
+def run_one(args: argparse.Namespace, path: str) -> int:
+    history, imported = load(path, fmt=args.format, nil_read=args.nil_read or "initial")
+    if args.nil_read is not None and not imported.is_jepsen:
+        raise UsageError(f"--nil-read applies only to Jepsen histories (EDN or log), and "
+                         f"{imported.source} is JSON")
+    result = check_history(args, history, imported.source)
     if args.json:
-        print(json.dumps(result.to_json(history)))
+        out = result.to_json(history)
+        out["input"] = input_json(imported)
+        print(json.dumps(out))
     else:
-        print(human(history, result, args.file))
+        print(human(history, result, imported.source))
+        if imported.notes is not None:
+            print(f"  {imported.notes.summary()}")
     return result.exit_code
+
+
+def run_batch(args: argparse.Namespace, files: list[str]) -> int:
+    progress = args.progress or sys.stderr.isatty()
+    start = time.perf_counter()
+    counts: Counter[str] = Counter()
+    for i, path in enumerate(files, start=1):
+        name = source_name(path)
+        if progress:
+            print(f"fisheye: [{i}/{len(files)}] {name}", file=sys.stderr, flush=True)
+        try:
+            history, result, imported = check_file(args, path)
+            outcome = FileOutcome(name, result.verdict.value, history, result, imported)
+        except HistoryError as e:
+            message = e.message if e.source == name else str(e)
+            outcome = FileOutcome(name, BAD_INPUT, error=message)
+            print(f"fisheye: {name}: {message}", file=sys.stderr)
+        counts[outcome.outcome] += 1
+        if args.json:
+            print(json.dumps(outcome.to_json()), flush=True)
+        elif outcome.result is not None and outcome.history is not None:
+            print(human(outcome.history, outcome.result, name).splitlines()[0], flush=True)
+        else:
+            print(f"{name}: bad input: {outcome.error}", flush=True)
+    worst = worst_outcome(counts)
+    seconds = time.perf_counter() - start
+    if args.json:
+        print(json.dumps({"summary": {"files": len(files), **{o.replace(" ", "_"): counts[o]
+                                                              for o in SUMMARY_ORDER}},
+                          "exit": EXIT[worst], "seconds": round(seconds, 3)}))
+    else:
+        parts = ", ".join(f"{counts[o]} {o}" for o in SUMMARY_ORDER)
+        print(f"{len(files)} files: {parts} ({seconds:.3f} s)")
+    return EXIT[worst]
+
+
+def worst_outcome(outcomes: Iterable[str]) -> str:
+    """The worst outcome present (:data:`SEVERITY`); ``consistent`` for none."""
+    present = set(outcomes)
+    return next((o for o in SEVERITY if o in present), Verdict.CONSISTENT.value)
+
+
+def input_json(imported: Imported) -> dict[str, Any]:
+    """Where the checked history came from (``--json``'s ``input``)."""
+    out: dict[str, Any] = {"format": imported.format}
+    if imported.container != "history":
+        out["container"] = imported.container
+    if imported.notes is not None:
+        out["import"] = imported.notes.to_json()
+    return out
 
 
 def human(history: History, result: CheckResult, name: str) -> str:
