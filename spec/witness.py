@@ -8,6 +8,15 @@
 * ``fisheye`` / ``fisheye-2014`` (section 3.2): as ``cc``, plus the star order
   ``*~>H,G`` (``star``), and each ``S_i`` respects the star order instead.
 
+For ``cc`` and the fisheye models, a process absent from ``views`` has for ``S_i`` the
+``sequence`` restricted to ``p_i + W``.  That sequence must then hold every write and
+every operation of those processes (it may hold more), be equivalent to ``H`` on what
+it holds, be legal for the reads of those processes and respect the order on all the
+operations it holds; each of its restrictions is then a valid ``S_i``.  A witness built
+from a legal serialisation of the whole history (sc implies every model) is so given in
+size ``O(|H|)`` instead of one copy of every write per process, and validated in linear
+time.
+
 The star order is given by the pairs that *extend* ``~>H``: the order is the
 transitive closure of ``~>H ∪ star``.  The definition asks for some partial order
 containing ``~>H``; the closure of ``~>H ∪ star`` is one exactly when it is acyclic,

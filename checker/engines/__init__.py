@@ -5,13 +5,19 @@ engines).
 the proximity ``graph`` and returns a :class:`~fisheye.checker.result.CheckResult`.
 Every *consistent* verdict is re-validated by the executable spec
 (:mod:`fisheye.spec.validate`) before it is returned: an engine bug can at worst turn
-into an error, never into a false "consistent".
+into an error, never into a false "consistent".  The result's ``seconds`` is the whole
+check: every engine tried and the validation of the witness.
+
+``auto`` runs the direct engine and, when it gives up (*unknown*: a budget ran out),
+the Z3 engine with what is left of ``timeout``; the answer of the last engine tried is
+returned, its message naming what the first one gave up on.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from fisheye.spec import validate
 from fisheye.spec.graph import ProximityGraph
@@ -21,6 +27,12 @@ from fisheye.spec.models import Model
 from ..result import CheckResult, Verdict
 
 ENGINE_NAMES = ("auto", "z3", "direct")
+
+AUTO_ORDER = ("direct", "z3")
+"""Engines ``auto`` tries, in order, until one decides."""
+
+Progress = Callable[[str], None]
+"""Receives one line of progress (for stderr) during a long check."""
 
 
 class EngineBug(RuntimeError):
@@ -39,30 +51,51 @@ def _engine(name: str) -> Callable[..., CheckResult]:
     raise ValueError(f"unknown engine {name!r} (expected one of: {', '.join(ENGINE_NAMES)})")
 
 
-def choose_engine(history: History, model: Model) -> str:
-    """``auto``: the direct engine whenever it decides the model, else Z3."""
-    try:
-        from .direct import decides
-    except ImportError:
-        return "z3"
-    return "direct" if decides(history, model) else "z3"
+def _run(name: str, history: History, model: Model, graph: ProximityGraph, timeout: float | None,
+         progress: Progress | None) -> CheckResult:
+    if name == "direct":
+        return _engine(name)(history, model, graph, timeout=timeout, progress=progress)
+    if progress is not None:
+        progress(f"{model}: running the Z3 engine on {len(history.ops)} operations"
+                 + ("" if timeout is None else f" (at most {timeout:.0f} s)"))
+    return _engine(name)(history, model, graph, timeout=timeout)
 
 
 def check(history: History, model: Model | str, graph: ProximityGraph | None = None, *,
-          engine: str = "auto", timeout: float | None = None, validate_witness: bool = True
-          ) -> CheckResult:
+          engine: str = "auto", timeout: float | None = None, validate_witness: bool = True,
+          progress: Progress | None = None) -> CheckResult:
+    """Decide ``model``; ``timeout`` bounds the engines' searches (in total, for
+    ``auto``); ``progress`` receives a line every few seconds of a long check."""
     model = Model(model)
     if graph is None:
         graph = ProximityGraph(history.processes, history.edges)
-    name = choose_engine(history, model) if engine == "auto" else engine
+    names = AUTO_ORDER if engine == "auto" else (engine,)
     start = time.perf_counter()
-    result = _engine(name)(history, model, graph, timeout=timeout)
+    gave_up: list[tuple[str, str]] = []
+    result: CheckResult | None = None
+    for name in names:
+        left = None if timeout is None else timeout - (time.perf_counter() - start)
+        if left is not None and left <= 0.001 and result is not None:
+            break
+        result = _run(name, history, model, graph, left, progress)
+        if result.verdict is not Verdict.UNKNOWN:
+            break
+        gave_up.append((name, result.message))
+        if progress is not None and name != names[-1]:
+            progress(f"{model}: the {name} engine gave up ({result.message}); trying the next engine")
+    assert result is not None
     if result.verdict is Verdict.CONSISTENT and validate_witness:
         if result.witness is None:
-            raise EngineBug(f"engine {name} said consistent without a witness")
+            raise EngineBug(f"engine {result.engine} said consistent without a witness")
+        if progress is not None and len(history.ops) > 5000:
+            progress(f"{model}: validating the witness ({len(history.ops)} operations)")
         bad = validate.problems(history, model, graph, result.witness)
         if bad:
-            raise EngineBug(f"engine {name} gave a witness the spec rejects: {bad[0]}")
-    if not result.seconds:
-        object.__setattr__(result, "seconds", time.perf_counter() - start)
-    return result
+            raise EngineBug(f"engine {result.engine} gave a witness the spec rejects: {bad[0]}")
+    message = result.message
+    if gave_up and gave_up[-1][0] != result.engine:
+        first = "; ".join(f"the {n} engine gave up first: {m}" for n, m in gave_up)
+        message = f"{message} ({first})" if message else first
+    elif len(gave_up) > 1:
+        message = "every engine gave up: " + "; ".join(f"{n}: {m}" for n, m in gave_up)
+    return replace(result, seconds=time.perf_counter() - start, message=message)

@@ -59,8 +59,9 @@ def _options(ix: Index, model: Model, r: int) -> list[Option]:
 
 def _from_sequence(ix: Index, model: Model, seq: tuple[int, ...]) -> Witness:
     """The witness of ``model`` given by a legal serialisation ``seq`` (sc implies every
-    model): each read reads from the last write to its register before it, each view is
-    ``seq`` restricted to its scope, and the star order is ``seq`` itself."""
+    model): each read reads from the last write to its register before it, every view is
+    ``seq`` restricted to its scope (the witness's compact form), and the star order is
+    ``seq`` itself."""
     last: dict[str, int] = {}
     rf: dict[int, int | None] = {}
     for u in seq:
@@ -68,10 +69,8 @@ def _from_sequence(ix: Index, model: Model, seq: tuple[int, ...]) -> Witness:
             last[ix.reg[u]] = u
         else:
             rf[u] = last.get(ix.reg[u])
-    views = {p: tuple(u for u in seq if ix.is_write[u] or ix.proc_of[u] == k)
-             for k, p in enumerate(ix.procs)}
     star = tuple(zip(seq, seq[1:], strict=False)) if model.uses_graph else ()
-    return Witness(read_from=rf, star=star, views=views)
+    return Witness(read_from=rf, star=star, sequence=seq)
 
 
 class _Solver:
@@ -104,8 +103,7 @@ class _Solver:
         if not partial and self.graph.edges and ix.h.differentiated:
             # common case first: sc implies fisheye for every graph; a small budget
             try:
-                seq = solve_sc(ix, hb, rf, Budget(max_nodes=min(100 + ix.n // 10, budget.max_nodes),
-                                                  timeout=budget.timeout))
+                seq = solve_sc(ix, hb, rf, budget.sub(100 + ix.n // 10))
             except BudgetExhausted:
                 seq = None
             if isinstance(seq, tuple):
@@ -136,8 +134,7 @@ class _Solver:
             # common case first: an sc history is consistent for every model, and the
             # serialisation gives the witness; a small budget, then the full search
             try:
-                seq = solve_sc_states(ix, Budget(max_nodes=min(2000, self.budget.max_nodes),
-                                                 timeout=self.budget.timeout))
+                seq = solve_sc_states(ix, self.budget.sub(2000))
             except BudgetExhausted:
                 seq = None
             if isinstance(seq, tuple):
