@@ -96,6 +96,33 @@ def _kahn(history: History, extra: Iterable[tuple[int, int]]
     return topo, succ, pred, indeg
 
 
+def is_total(history: History, extra: Iterable[tuple[int, int]]) -> bool:
+    """Whether the closure of process order ∪ ``extra`` is a total order (acyclic, with a
+    unique topological order: Kahn's algorithm never has two operations ready at once).
+    Linear time, no clocks."""
+    n = len(history.ops)
+    ops = history.ops
+    succ: list[list[int]] = [[] for _ in range(n)]
+    indeg = [0] * n
+    for a, b in extra:
+        succ[a].append(b)
+        indeg[b] += 1
+    for i in range(n - 1):
+        if ops[i].process == ops[i + 1].process:
+            succ[i].append(i + 1)
+            indeg[i + 1] += 1
+    ready = [u for u in range(n) if indeg[u] == 0]
+    done = 0
+    while len(ready) == 1:
+        u = ready.pop()
+        done += 1
+        for v in succ[u]:
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                ready.append(v)
+    return done == n
+
+
 def find_cycle(history: History, extra: Iterable[tuple[int, int]]) -> Cycle | None:
     """A cycle of process order ∪ ``extra``, or None when it is acyclic (linear time)."""
     n = len(history.ops)

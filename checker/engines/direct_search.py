@@ -28,12 +28,16 @@ from fisheye.spec.witness import Witness
 
 from ..result import Reason
 from .direct_cc import build_view, check_views
-from .direct_order import Budget, BudgetExhausted, Conflict, Index, conflict_of, full_order, rf_edges
+from .direct_order import Budget, BudgetExhausted, Conflict, Edges, Index, conflict_of, full_order, rf_edges
 from .direct_sc import solve_sc
 from .direct_sc_states import solve_sc_states
 from .direct_star import solve_star
 
 Option = tuple[int | None, int | None]  # (rf, vs)
+
+_MANY_VIEWS = 16
+"""With more processes than this, cc also tries sc first: per-process views cost
+``O(|processes| * |H|)`` to build and to validate, a serialisation ``O(|H|)``."""
 
 
 @dataclass(frozen=True)
@@ -95,18 +99,18 @@ class _Solver:
                 return res
             return Witness(read_from=dict(rf), sequence=res)
         if model is Model.CC:
+            if not partial and ix.P > _MANY_VIEWS and ix.h.differentiated:
+                seq = self._sc_first(hb, rf)
+                if seq is not None:
+                    return _from_sequence(ix, model, seq)
             views = check_views(ix, hb, vs, budget)
             if isinstance(views, Conflict) or partial:
                 return views if isinstance(views, Conflict) else None
             return Witness(read_from=dict(rf), views={ix.procs[v.process]: build_view(ix, v)
                                                       for v in views})
-        if not partial and self.graph.edges and ix.h.differentiated:
-            # common case first: sc implies fisheye for every graph; a small budget
-            try:
-                seq = solve_sc(ix, hb, rf, budget.sub(100 + ix.n // 10))
-            except BudgetExhausted:
-                seq = None
-            if isinstance(seq, tuple):
+        if not partial and (self.graph.edges or ix.P > _MANY_VIEWS) and ix.h.differentiated:
+            seq = self._sc_first(hb, rf)
+            if seq is not None:
                 return _from_sequence(ix, model, seq)
         res = solve_star(ix, self.graph, hb, vs, budget, all_operations=model is Model.FISHEYE_2014,
                          propagate_only=partial)
@@ -115,6 +119,15 @@ class _Solver:
         star = tuple(sorted(e for e in res.star if e not in hb))
         return Witness(read_from=dict(rf), star=star,
                        views={ix.procs[v.process]: build_view(ix, v) for v in res.views})
+
+    def _sc_first(self, hb: Edges, rf: dict[int, int | None]) -> tuple[int, ...] | None:
+        """The common case first: sc implies every model, and a serialisation is a compact
+        witness (one sequence instead of a view per process); a small budget."""
+        try:
+            seq = solve_sc(self.ix, hb, rf, self.budget.sub(100 + self.ix.n // 10))
+        except BudgetExhausted:
+            return None
+        return seq if isinstance(seq, tuple) else None
 
     def run(self) -> Outcome:
         ix = self.ix
