@@ -74,9 +74,11 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
     gave_up: list[tuple[str, str]] = []
     result: CheckResult | None = None
     for name in names:
-        left = None if timeout is None else timeout - (time.perf_counter() - start)
-        if left is not None and left <= 0.001 and result is not None:
-            break
+        left = timeout
+        if timeout is not None and result is not None:  # what the engines before left over
+            left = timeout - (time.perf_counter() - start)
+            if left <= 0.001:
+                break
         result = _run(name, history, model, graph, left, progress)
         if result.verdict is not Verdict.UNKNOWN:
             break
