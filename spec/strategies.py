@@ -241,3 +241,97 @@ def histories_with_graph(draw: st.DrawFn, base: st.SearchStrategy[History] | Non
     """A history (from ``base``, default :func:`histories`) and a graph over its processes."""
     h = draw(base if base is not None else histories())
     return h, draw(graphs(h.processes))
+
+
+# ---- real time, cas and maybe operations (lin, fisheye-lin) --------------------------------
+
+def _timed_shape(rnd: random.Random, n: int, count: int, registers: Sequence[str], *, cas: bool,
+                 crashes: bool) -> list[dict]:
+    """Per process, operations with real-time intervals on one clock: each invoked at or
+    after the previous one of its process completed, so processes overlap freely.  The
+    last operation of a process may be left running (a crash, ``complete`` None) or
+    marked ``maybe``.  Values are filled in by the caller."""
+    procs = process_names(n)
+    kinds = ("w", "r", "cas") if cas else ("w", "r")
+    per: dict[str, list[dict]] = {p: [] for p in procs}
+    for _ in range(count):
+        p = rnd.choice(procs)
+        per[p].append({"process": p, "kind": rnd.choice(kinds), "register": rnd.choice(tuple(registers))})
+    out: list[dict] = []
+    for p in procs:
+        t = rnd.randint(0, 3)
+        for k, op in enumerate(per[p]):
+            op["invoke"] = t
+            op["complete"] = t + rnd.randint(0, 4)
+            t = op["complete"] + rnd.randint(0, 2)
+            last = k == len(per[p]) - 1
+            if last and crashes and op["kind"] != "r" and rnd.random() < 0.4:
+                op["maybe"] = rnd.random() < 0.7
+                if rnd.random() < 0.5:
+                    op["complete"] = None
+            out.append(op)
+    return out
+
+
+def _history_of(n: int, ops: Sequence[dict]) -> History:
+    data: dict[str, list[list]] = {p: [] for p in process_names(n)}
+    for op in ops:
+        body = [op["old"], op["value"]] if op["kind"] == "cas" else op["value"]
+        ext: dict = {"t": [op["invoke"], op["complete"]]}
+        if op.get("maybe"):
+            ext["maybe"] = True
+        data[op["process"]].append([op["kind"], op["register"], body, ext])
+    return History.build(data, processes=process_names(n))
+
+
+def timed_history(rnd: random.Random, *, min_processes: int = 1, max_processes: int = 4, min_ops: int = 0,
+                  max_ops: int = 8, registers: Sequence[str] = DEFAULT_REGISTERS, cas: bool = True,
+                  crashes: bool = True, linearizable: bool = False) -> History:
+    """A random history with real time (every choice drawn from ``rnd``).
+
+    With ``linearizable``: each operation gets a linearization point inside its
+    interval (after its invocation, for one that never returned), the register values
+    are simulated in the order of the points, and reads and cas return what they find
+    (a ``maybe`` operation takes effect or not at random; one that does not may
+    return anything); the history is then linearizable by construction, the points'
+    order being a witness.  Otherwise values are drawn from {0, 1, 2} (0 is the
+    initial value), and any verdict may come out."""
+    n = rnd.randint(min_processes, max_processes)
+    count = rnd.randint(min_ops, max_ops)
+    ops = _timed_shape(rnd, n, count, registers, cas=cas, crashes=crashes)
+    if not linearizable:
+        for op in ops:
+            op["value"] = rnd.randint(0, 2)
+            op["old"] = rnd.randint(0, 2)
+        return _history_of(n, ops)
+    horizon = max([op["complete"] or op["invoke"] for op in ops], default=0) + 2
+    points = []
+    for k, op in enumerate(ops):
+        end = op["complete"] if op["complete"] is not None else horizon
+        points.append((rnd.uniform(op["invoke"], end), k))
+    memory: dict[str, int] = {}
+    fresh = 0
+    for _, k in sorted(points):
+        op = ops[k]
+        fresh += 1
+        took_effect = not op.get("maybe") or rnd.random() < 0.5
+        current = memory.get(op["register"], 0)
+        if op["kind"] == "r":
+            op["value"] = current
+            continue
+        op["value"] = fresh if rnd.random() < 0.7 else rnd.randint(0, 2)
+        op["old"] = current if took_effect else rnd.randint(0, 2)
+        if took_effect:
+            memory[op["register"]] = op["value"]
+    return _history_of(n, ops)
+
+
+@st.composite
+def timed_histories(draw: st.DrawFn, *, min_processes: int = 1, max_processes: int = 4, min_ops: int = 0,
+                    max_ops: int = 8, registers: Sequence[str] = DEFAULT_REGISTERS, cas: bool = True,
+                    crashes: bool = True, linearizable: bool = False) -> History:
+    """:func:`timed_history` driven by a Random that Hypothesis seeds."""
+    rnd = random.Random(draw(st.integers(0, 2**32 - 1)))
+    return timed_history(rnd, min_processes=min_processes, max_processes=max_processes, min_ops=min_ops,
+                         max_ops=max_ops, registers=registers, cas=cas, crashes=crashes,
+                         linearizable=linearizable)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
+from . import realtime
 from .causal import rf_edges, rf_problems
 from .graph import ProximityGraph
 from .history import History, Op, value_key
@@ -23,6 +24,8 @@ _MAX_PROBLEMS = 20
 def problems(history: History, model: Model | str, graph: ProximityGraph,
              witness: Witness) -> list[str]:
     model = Model(model)
+    if realtime.handles(history, model):  # one sequence, with cas, maybe and real time
+        return realtime.problems(history, model, graph, witness.sequence)
     if model is Model.SC:
         return sc_problems(history, witness)
     if model is Model.CC:

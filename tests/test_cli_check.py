@@ -89,14 +89,15 @@ def test_timeout_gives_unknown_exit_3(run_cli, write_file):
 
 BAD_FILES = [
     ("file not JSON", "{\"history\": {", "is not JSON"),
-    ("history not a map", {"history": [["w", "X", 1]]}, "'history' must be a map"),
+    ("history not a map", {"history": [["w", "X", 1]]}, '"history" must be a map'),
     ("history values not lists", {"history": {"a": 3}}, "must be a list of operations"),
-    ("op not a 3-element list", {"history": {"a": [["w", "X"]]}}, "3-element list"),
-    ("unknown kind", {"history": {"a": [["cas", "X", 1]]}}, "unknown kind"),
-    ("register not a string", {"history": {"a": [["w", ["X"], 1]]}}, "register that is not a string"),
-    ("value not a scalar", {"history": {"a": [["w", "X", {"v": 1}]]}}, "not a JSON scalar"),
+    ("op not a 3-element list", {"history": {"a": [["w", "X"]]}}, "[kind, register, value]"),
+    ("unknown kind", {"history": {"a": [["inc", "X", 1]]}}, "unknown kind"),
+    ("cas without [old, new]", {"history": {"a": [["cas", "X", 1]]}}, "a cas carries [old, new]"),
+    ("register not a string", {"history": {"a": [["w", ["X"], 1]]}}, "a register is a string"),
+    ("value not a scalar", {"history": {"a": [["w", "X", {"v": 1}]]}}, "a value is an integer or a string"),
     ("edge not a pair", {"graph": [["a", "b", "c"]], "history": {"a": [], "b": [], "c": []}}, "not a pair"),
-    ("unknown process in graph", {"graph": [["a", "mars"]], "history": {"a": []}}, "unknown process 'mars'"),
+    ("unknown process in graph", {"graph": [["a", "mars"]], "history": {"a": []}}, 'unknown process "mars"'),
     ("self-loop", {"graph": [["a", "a"]], "history": {"a": [["w", "X", 1]]}}, "self-loop"),
 ]
 
@@ -112,7 +113,7 @@ def test_bad_input_exit_2_one_line_naming_the_file(run_cli, write_file, case, co
 
 
 @pytest.mark.parametrize(("args", "needle"), [
-    (["--model", "cc", "--graph", "paris:mars"], "unknown process 'mars'"),
+    (["--model", "cc", "--graph", "paris:mars"], 'unknown process "mars"'),
     (["--model", "cc", "--graph", "paris-berlin"], "not of the form p:q"),
     (["--model", "cc", "--graph", "paris:paris"], "self-loop"),
     (["--model", "linearizability"], "invalid choice"),

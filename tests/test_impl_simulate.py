@@ -69,7 +69,7 @@ def test_simulate_published_variant_flag(capsys):
 
 @pytest.mark.parametrize("argv, needle", [
     (["simulate", "nowhere"], "unknown scenario 'nowhere'"),
-    (["simulate", "fig6", "--graph", "p:zz"], "unknown process 'zz'"),
+    (["simulate", "fig6", "--graph", "p:zz"], 'unknown process "zz"'),
     (["simulate", "fig6", "--network", "carrier-pigeon"], "invalid choice"),
     (["simulate", "fig6", "--mutant", "bogus"], "invalid choice"),
 ])

@@ -19,11 +19,12 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from fisheye.spec import validate
+from fisheye.spec import realtime, validate
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
-from fisheye.spec.models import Model
+from fisheye.spec.models import Model, unsupported
 
+from ..errors import UsageError
 from ..result import CheckResult, Verdict
 
 ENGINE_NAMES = ("auto", "z3", "direct")
@@ -51,8 +52,23 @@ def _engine(name: str) -> Callable[..., CheckResult]:
     raise ValueError(f"unknown engine {name!r} (expected one of: {', '.join(ENGINE_NAMES)})")
 
 
+def _realtime_engine(name: str) -> Callable[..., CheckResult]:
+    """The engines of the sequential models with real time, cas and maybe operations."""
+    if name == "z3":
+        from .z3_realtime import check as z3_check
+
+        return z3_check
+    if name == "direct":
+        from .lin import check as lin_check
+
+        return lin_check
+    raise ValueError(f"unknown engine {name!r} (expected one of: {', '.join(ENGINE_NAMES)})")
+
+
 def _run(name: str, history: History, model: Model, graph: ProximityGraph, timeout: float | None,
          progress: Progress | None) -> CheckResult:
+    if realtime.handles(history, model):
+        return _realtime_engine(name)(history, model, graph, timeout=timeout)
     if name == "direct":
         return _engine(name)(history, model, graph, timeout=timeout, progress=progress)
     if progress is not None:
@@ -67,6 +83,9 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
     """Decide ``model``; ``timeout`` bounds the engines' searches (in total, for
     ``auto``); ``progress`` receives a line every few seconds of a long check."""
     model = Model(model)
+    why = unsupported(history, model)
+    if why:
+        raise UsageError(why)
     if graph is None:
         graph = ProximityGraph(history.processes, history.edges)
     names = AUTO_ORDER if engine == "auto" else (engine,)

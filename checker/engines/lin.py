@@ -1,0 +1,231 @@
+"""The direct engine for the sequential models with real time, cas and ``maybe``
+operations: ``lin``, ``fisheye-lin`` (G-fisheye (LIN,SC)) and ``sc`` on histories
+with cas or ``maybe`` operations (:mod:`fisheye.spec.realtime`).
+
+``lin`` is decided register by register: linearizability is *local* (Herlihy and
+Wing, Theorem 1; P-compositionality in Horn and Kroening's terms, which Porcupine
+uses): a history is linearizable iff its restriction to each register is.  Each
+restriction goes to the search of :mod:`.seqsearch`; the per-register sequences are
+then merged into one sequence of the whole history by a topological sort of the
+registers' orders, process order and real time (acyclic by the locality theorem).
+When two operations of one process share a time stamp (one completes exactly when
+the next is invoked), process order is not implied by real time and the merge may
+get stuck; the engine then searches the whole history at once, which is exact.
+
+``fisheye-lin`` on the complete graph is ``lin``; otherwise, and for ``sc``, the
+search runs on the whole history (these models are not local).
+
+A violation's certificate is a small core: the operations of one register (for
+``lin``) invoked up to the earliest time at which no linearization exists, reduced
+by deletion to a set from which no operation can be removed without the violation
+disappearing.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+
+from fisheye.spec.graph import ProximityGraph
+from fisheye.spec.history import History, Op, format_value
+from fisheye.spec.models import Model
+from fisheye.spec.realtime import RealTimePairs, real_time_pairs
+from fisheye.spec.witness import Witness
+
+from ..result import CheckResult, Reason, Verdict
+from .seqsearch import Budget, BudgetExhausted, droppable_unread_maybes, search
+
+ENGINE = "direct"
+MAX_CORE_SEARCH = 200
+"""Operations above which a violation's core is not minimised by deletion."""
+
+
+def check(history: History, model: Model | str, graph: ProximityGraph | None = None, *,
+          timeout: float | None = None, max_states: int = 2_000_000) -> CheckResult:
+    model = Model(model)
+    if graph is None:
+        graph = ProximityGraph(history.processes, history.edges)
+    start = time.perf_counter()
+    budget = Budget(max_states=max_states, timeout=timeout)
+    rt = real_time_pairs(model.value, graph)
+    all_pairs = rt.every_pair
+    try:
+        if all_pairs and history.timed:
+            seq, bad = _by_register(history, rt, budget)
+        else:
+            seq = search(history, range(len(history.ops)), rt, budget)
+            bad = None if seq is not None else list(range(len(history.ops)))
+        if seq is None:
+            assert bad is not None
+            cert = _certificate(history, rt, bad, budget)
+    except BudgetExhausted as e:
+        return CheckResult(Verdict.UNKNOWN, model, graph, ENGINE, message=str(e),
+                           seconds=time.perf_counter() - start, stats={"configurations": budget.states})
+    stats = {"configurations": budget.states}
+    if seq is not None:
+        return CheckResult(Verdict.CONSISTENT, model, graph, ENGINE, witness=Witness(sequence=tuple(seq)),
+                           seconds=time.perf_counter() - start, stats=stats)
+    return CheckResult(Verdict.VIOLATION, model, graph, ENGINE, certificate=cert,
+                       message=f"no sequence exists: the {len(cert) - 1} operations of the certificate "
+                               f"already admit none", seconds=time.perf_counter() - start, stats=stats)
+
+
+def _by_register(history: History, rt: RealTimePairs, budget: Budget
+                 ) -> tuple[list[int] | None, list[int] | None]:
+    """Per register; returns (sequence, None) or (None, uids of a failing register)."""
+    by_reg: dict[str, list[int]] = {}
+    for op in history.ops:
+        by_reg.setdefault(op.register, []).append(op.uid)
+    chains: list[list[int]] = []
+    for uids in by_reg.values():
+        seq = search(history, uids, rt, budget)
+        if seq is None:
+            return None, uids
+        chains.append(seq)
+    merged = _merge(history, chains)
+    if merged is None:  # same-time process boundaries: search the whole history
+        seq = search(history, range(len(history.ops)), rt, budget)
+        return (seq, None) if seq is not None else (None, list(range(len(history.ops))))
+    return merged, None
+
+
+def _merge(history: History, chains: Sequence[Sequence[int]]) -> list[int] | None:
+    """One sequence containing each chain in order and respecting process order and
+    real time among the chosen operations (Kahn's algorithm over the chain heads), or
+    None when the heads block each other."""
+    ops = history.ops
+    chosen = [u for c in chains for u in c]
+    # real time: b may come once every chosen op completing before b's invocation has
+    by_complete = sorted((ops[u].complete, u) for u in chosen if ops[u].complete is not None)
+    placed: set[int] = set()
+    prefix = 0  # by_complete[:prefix] are all placed
+    in_chosen = set(chosen)
+    prev_in_proc: dict[int, int | None] = {}
+    for lane in history.by_process.values():
+        prev: int | None = None
+        for op in lane:
+            if op.uid in in_chosen:
+                prev_in_proc[op.uid] = prev
+                prev = op.uid
+    heads = [0] * len(chains)
+    out: list[int] = []
+    ready: list[tuple[float, int]] = []  # (invoke, chain) of heads that may be placed
+    blocked = set(range(len(chains)))
+
+    def free(u: int) -> bool:
+        pp = prev_in_proc.get(u)
+        if pp is not None and pp not in placed:
+            return False
+        return prefix >= len(by_complete) or not (by_complete[prefix][0] < ops[u].invoke)  # type: ignore[operator]
+
+    while len(out) < len(chosen):
+        for c in list(blocked):
+            if heads[c] >= len(chains[c]):
+                blocked.discard(c)
+            elif free(chains[c][heads[c]]):
+                blocked.discard(c)
+                heapq.heappush(ready, (ops[chains[c][heads[c]]].invoke, c))  # type: ignore[arg-type]
+        if not ready:
+            return None
+        _, c = heapq.heappop(ready)
+        u = chains[c][heads[c]]
+        out.append(u)
+        placed.add(u)
+        while prefix < len(by_complete) and by_complete[prefix][1] in placed:
+            prefix += 1
+        heads[c] += 1
+        blocked.add(c)
+    return out
+
+
+def _relaxed(history: History, uids: Sequence[int], cut: float | None, optional: frozenset[int]
+             ) -> tuple[History, list[int]]:
+    """A relaxation of the sub-history ``uids``: if the original has a sequence, so has
+    this one.  Operations invoked after ``cut`` are left out, with the reads still
+    running at ``cut``; writes and cas still running become ``maybe`` operations that
+    never returned (Herlihy and Wing's prefix closure: a linearization of the whole,
+    cut before its first operation invoked after ``cut``, is one of the prefix); the
+    operations of ``optional`` become ``maybe`` (keeping one is always allowed).
+    Removing a read is also a relaxation (it changes no value and constrains no other
+    operation beyond what process order and real time already imply transitively).
+    Returns the history and, per new uid, the original uid."""
+    ops = history.ops
+    chosen: list = []
+    for u in sorted(uids):
+        op = ops[u]
+        if cut is not None and op.invoke is not None and op.invoke > cut:
+            continue
+        running = cut is not None and op.invoke is not None and (op.complete is None or op.complete > cut)
+        if running:
+            if op.is_read:
+                continue
+            op = replace(op, complete=None, maybe=True)
+        elif u in optional and not op.is_read:
+            op = replace(op, maybe=True)
+        chosen.append(op)
+    back = [op.uid for op in chosen]
+    new_ops = tuple(replace(op, uid=k) for k, op in enumerate(chosen))
+    return History(history.processes, new_ops, history.edges, history.initial), back
+
+
+def _certificate(history: History, rt: RealTimePairs, uids: list[int], budget: Budget
+                 ) -> tuple[Reason, ...]:
+    """A small failing core of ``uids``: the history as it stood at the earliest
+    completion after which it fails, then, one operation at a time, every read removed and every write
+    or cas made optional (``maybe``) whenever the failure remains (each step is a
+    relaxation, so the core's failure implies the history's)."""
+    ops = history.ops
+    order = sorted(uids, key=lambda u: (ops[u].invoke or 0, u))
+
+    def fails(keep: Sequence[int], cut: float | None, optional: frozenset[int]) -> bool:
+        sub, _ = _relaxed(history, keep, cut, optional)
+        return search(sub, range(len(sub.ops)), rt, budget) is None
+
+    cut: float | None = None
+    core = order
+    if history.timed:
+        # the earliest completion after which the operations as they stand fail
+        times = sorted({ops[u].complete for u in order if ops[u].complete is not None})
+        lo, hi = 0, len(times)  # cut at times[hi] fails; hi == len(times): no cut
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if fails(order, times[mid], frozenset()):
+                hi = mid
+            else:
+                lo = mid + 1
+        if hi < len(times):
+            cut = times[hi]
+            core = [u for u in order if ops[u].invoke <= cut]  # type: ignore[operator]
+    optional: frozenset[int] = frozenset()
+    if len(core) <= MAX_CORE_SEARCH:
+        for u in reversed(list(core)):
+            if ops[u].is_read:
+                trial = [x for x in core if x != u]
+                if fails(trial, cut, optional):
+                    core = trial
+            elif fails(core, cut, optional | {u}):
+                optional = optional | {u}
+    sub, back = _relaxed(history, core, cut, optional)
+    idle = droppable_unread_maybes(sub, range(len(sub.ops)))
+    shown = [(back[k], op) for k, op in enumerate(sub.ops) if k not in idle]
+    reasons = [Reason(f"{ops[u].label()}{_times(op, relaxed=u in optional)}", "operation", (u,))
+               for u, op in shown]
+    regs = sorted({op.register for _, op in shown})
+    what = ("linearization" if rt.every_pair
+            else "legal sequence respecting process order and real time between neighbours")
+    when = "" if cut is None else f" (as they stood at time {format_value(cut)})"
+    reasons.append(Reason(f"no {what} of these {len(shown)} operations on {', '.join(regs)}{when} exists",
+                          "no-sequence", tuple(u for u, _ in shown)))
+    return tuple(reasons)
+
+
+def _times(op: Op, relaxed: bool = False) -> str:
+    """The operation's interval and whether it must have taken effect."""
+    maybe = (" (whether or not it took effect)" if relaxed
+             else " (may not have taken effect)" if op.maybe else "")
+    if op.invoke is None:
+        return maybe
+    end = "not returned" if op.complete is None else f"completed {format_value(op.complete)}"
+    return f" [invoked {format_value(op.invoke)}, {end}]{maybe}"

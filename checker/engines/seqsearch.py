@@ -1,0 +1,250 @@
+"""One search for the sequential models: a legal sequence of (a subset of) a history's
+operations respecting process order and the real-time order between neighbours
+(:mod:`fisheye.spec.realtime`).
+
+It is Wing and Gong's linearizability search (*Testing and verifying concurrent
+objects*, 1993) with Lowe's memoisation of configurations (*Testing for
+linearizability*, 2017; Porcupine does the same): a configuration is how far each
+process has got (process order makes the set of placed operations a prefix per
+process) and the registers' values; a configuration met twice is explored once.
+
+Moves from a configuration, for the next operation ``b`` of a process ``p``:
+
+* ``b`` may be placed when no *unplaced* operation of a neighbour of ``p`` completed
+  before ``b`` was invoked.  Completions grow along process order, so it suffices to
+  look at each neighbour's next operation: ``b.invoke <= min(complete(next(q)))``.
+* a ``maybe`` operation may also be *dropped* (it did not take effect).  One that
+  never returned blocks nothing, so it is simply left unplaced at the end.
+
+Reductions, each preserving the answer:
+
+* a read (or a cas that writes the value it reads) that may be placed and returns
+  the current value is placed at once, without branching: moving it to the front of
+  any solution keeps the solution legal and can only relax real-time constraints;
+* among pending operations (never returned) that do the same thing (same kind,
+  register, values, ``maybe``) and may both be placed, only the first is tried: they
+  are interchangeable from then on;
+* ``maybe`` operations whose written value nothing ever reads (no read, no cas ``old``
+  on the register) are dropped up front: removing one from any solution keeps it a
+  solution.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from fisheye.spec.history import History, Op, value_key
+from fisheye.spec.realtime import RealTimePairs
+
+INF = float("inf")
+
+
+class BudgetExhausted(Exception):
+    """The search ran out of configurations or time: the verdict is *unknown*."""
+
+
+@dataclass
+class Budget:
+    """A bound on configurations explored and an optional deadline."""
+
+    max_states: int = 2_000_000
+    timeout: float | None = None
+    states: int = 0
+    start: float = field(default_factory=time.monotonic)
+
+    def tick(self, n: int = 1) -> None:
+        self.states += n
+        if self.states > self.max_states:
+            raise BudgetExhausted(f"the search budget of {self.max_states} configurations ran out")
+        if self.timeout is not None and self.states % 256 == 0 \
+                and time.monotonic() - self.start > self.timeout:
+            raise BudgetExhausted(f"the timeout of {self.timeout:g} s ran out")
+
+
+def droppable_unread_maybes(history: History, uids: Iterable[int]) -> set[int]:
+    """The ``maybe`` operations among ``uids`` whose written value no operation among
+    ``uids`` observes on their register: they can be left out of every solution."""
+    ops = history.ops
+    observed: set[tuple[str, tuple]] = set()
+    chosen = list(uids)
+    for u in chosen:
+        op = ops[u]
+        if op.observes:
+            observed.add((op.register, value_key(op.observed)))  # type: ignore[arg-type]
+    return {u for u in chosen if ops[u].maybe and (ops[u].register, ops[u].vkey) not in observed}
+
+
+def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: Budget
+           ) -> list[int] | None:
+    """A sequence (uids) of the operations ``uids`` meeting clauses 1-4 of
+    :mod:`fisheye.spec.realtime` restricted to them, or ``None`` when there is none.
+    Raises :class:`BudgetExhausted`."""
+    ops = history.ops
+    skip = droppable_unread_maybes(history, uids)
+    keep = sorted(u for u in uids if u not in skip)
+    present = {ops[u].process for u in keep}
+    procs = [p for p in history.processes if p in present]
+    pindex = {p: i for i, p in enumerate(procs)}
+    lanes: list[list[Op]] = [[] for _ in procs]
+    for u in keep:
+        lanes[pindex[ops[u].process]].append(ops[u])
+    # lanes in order of their first invocation (the scan below stops at the first lane
+    # not yet started)
+    order = sorted(range(len(procs)), key=lambda i: (lanes[i][0].invoke or 0, i))
+    procs = [procs[i] for i in order]
+    lanes = [lanes[i] for i in order]
+    pindex = {p: i for i, p in enumerate(procs)}
+    regs = sorted({ops[u].register for u in keep})
+    rindex = {r: i for i, r in enumerate(regs)}
+    P = len(procs)
+    complete_g = pairs.every_pair
+    if complete_g:
+        nbrs: list[tuple[int, ...]] | None = None
+    else:
+        nbrs = [tuple(pindex[q] for q in pairs.of_process(p) if q in pindex) for p in procs]
+
+    # per lane, arrays for speed
+    inv = [[op.invoke if op.invoke is not None else 0 for op in lane] for lane in lanes]
+    comp = [[(INF if op.complete is None else op.complete) if op.invoke is not None else INF
+             for op in lane] for lane in lanes]
+    timed = any(op.invoke is not None for lane in lanes for op in lane)
+    kind = [[op.kind for op in lane] for lane in lanes]
+    reg = [[rindex[op.register] for op in lane] for lane in lanes]
+    new = [[op.vkey for op in lane] for lane in lanes]
+    old = [[value_key(op.observed) if op.observes else None for op in lane] for lane in lanes]  # type: ignore[arg-type]
+    maybe = [[op.maybe for op in lane] for lane in lanes]
+    lengths = [len(lane) for lane in lanes]
+    # a lane is finished when every operation is placed, or only a maybe that never
+    # returned is left (one that returned must be placed or dropped explicitly)
+    need = [n - 1 if n and lanes[i][-1].maybe and comp[i][-1] == INF else n for i, n in enumerate(lengths)]
+    sig = [[(op.kind, op.register, op.vkey, old[i][k], op.maybe) if comp[i][k] == INF else None
+            for k, op in enumerate(lane)] for i, lane in enumerate(lanes)]
+
+    init = tuple(value_key(history.initial_value(r)) for r in regs)
+    start = (tuple([0] * P), init)
+    seen: set[tuple[tuple[int, ...], tuple]] = {start}
+    path: list[int | None] = []  # uid placed, or None for a drop
+
+    # lanes whose last operation is a maybe that never returned: that operation is
+    # scanned apart (a pool), so that the lane scan can skip finished lanes
+    pool = sorted((i for i in range(P) if need[i] < lengths[i]), key=lambda i: (inv[i][-1], i))
+
+    def judge(i: int, k: int, vals: tuple, out: list[tuple[int, bool]], pend_sigs: set) -> bool:
+        """Add the moves of operation k of lane i to ``out``; True: forced, alone."""
+        kd = kind[i][k]
+        cur = vals[reg[i][k]]
+        if kd != "w" and old[i][k] != cur:
+            ok = False
+        else:
+            ok = True
+            if kd == "r" or (kd == "cas" and new[i][k] == cur):
+                out.clear()
+                out.append((i, True))  # forced: a state-preserving legal observation
+                return True
+        s = sig[i][k]
+        if s is not None:
+            if s in pend_sigs:
+                return False
+            pend_sigs.add(s)
+        if ok:
+            out.append((i, True))
+        if maybe[i][k] and comp[i][k] != INF:
+            out.append((i, False))
+        return False
+
+    def moves_all_pairs(pos: tuple[int, ...], vals: tuple, lo: int) -> list[tuple[int, bool]]:
+        """Every pair of processes is ordered by real time (lin): one bound for all."""
+        bound = INF
+        cands: list[int] = []
+        for i in range(lo, P):
+            k = pos[i]
+            if k >= need[i]:
+                continue
+            ik = inv[i][k]
+            if ik > bound:
+                if k == 0:
+                    break  # this lane and every later one start after the bound
+                continue
+            c = comp[i][k]
+            if c < bound:
+                bound = c
+            cands.append(i)
+        out: list[tuple[int, bool]] = []
+        pend_sigs: set = set()
+        for i in cands:
+            k = pos[i]
+            if inv[i][k] <= bound and judge(i, k, vals, out, pend_sigs):
+                return out
+        for i in pool:
+            k = pos[i]
+            if inv[i][-1] > bound:
+                break
+            if k == need[i] and judge(i, k, vals, out, pend_sigs):
+                return out
+        return out
+
+    def moves(pos: tuple[int, ...], vals: tuple, lo: int) -> list[tuple[int, bool]]:
+        """(lane, place?) pairs possible from here; a single forced move alone."""
+        if timed and complete_g:
+            return moves_all_pairs(pos, vals, lo)
+        if timed:
+            nxt_comp = [comp[i][pos[i]] if pos[i] < lengths[i] else INF for i in range(P)]
+        out: list[tuple[int, bool]] = []
+        pend_sigs: set = set()
+        for i in range(P):
+            k = pos[i]
+            if k >= lengths[i]:
+                continue
+            if timed:
+                assert nbrs is not None
+                if inv[i][k] > min((nxt_comp[q] for q in nbrs[i]), default=INF):
+                    continue
+            if judge(i, k, vals, out, pend_sigs):
+                return out
+        return out
+
+    def apply(pos: tuple[int, ...], vals: tuple, i: int, place: bool):
+        k = pos[i]
+        npos = pos[:i] + (k + 1,) + pos[i + 1:]
+        if place and kind[i][k] != "r":
+            r = reg[i][k]
+            vals = vals[:r] + (new[i][k],) + vals[r + 1:]
+        return npos, vals
+
+    def advance(pos: tuple[int, ...], lo: int) -> int:
+        while lo < P and pos[lo] >= need[lo]:
+            lo += 1
+        return lo
+
+    # iterative depth-first search; a frame: configuration, first unfinished lane,
+    # lanes left unfinished, moves still to try
+    pos, vals = start
+    left = sum(1 for i in range(P) if need[i] > 0)
+    if left == 0:
+        return []
+    lo = advance(pos, 0)
+    stack: list[tuple[tuple[int, ...], tuple, int, int, list[tuple[int, bool]]]] = [
+        (pos, vals, lo, left, moves(pos, vals, lo))]
+    while stack:
+        pos, vals, lo, left, todo = stack[-1]
+        if not todo:
+            stack.pop()
+            if path:
+                path.pop()
+            continue
+        i, place = todo.pop()
+        npos, nvals = apply(pos, vals, i, place)
+        key = (npos, nvals)
+        if key in seen:
+            continue
+        seen.add(key)
+        budget.tick()
+        path.append(lanes[i][pos[i]].uid if place else None)
+        nleft = left - 1 if npos[i] == need[i] else left
+        if nleft == 0:
+            return [u for u in path if u is not None]
+        nlo = advance(npos, lo)
+        stack.append((npos, nvals, nlo, nleft, moves(npos, nvals, nlo)))
+    return None

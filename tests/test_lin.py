@@ -1,0 +1,192 @@
+"""lin, fisheye-lin (G-fisheye (LIN,SC)) and sc with cas and maybe operations: hand
+cases checked by hand, the spec's validator, and the engines' agreement."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fisheye.checker.engines import check
+from fisheye.checker.engines import lin as lin_engine
+from fisheye.checker.errors import UsageError
+from fisheye.checker.result import Verdict
+from fisheye.spec.graph import ProximityGraph
+from fisheye.spec.history import History
+from fisheye.spec.models import Model
+from fisheye.spec.realtime import sequence_problems
+from fisheye.spec.strategies import graph_pairs, graphs, timed_histories, timed_history
+
+C, V = Verdict.CONSISTENT, Verdict.VIOLATION
+
+
+def H(**procs: list) -> History:
+    """``H(a=[("w", "X", 1, 0, 1)])``: kind, register, value, invoke, complete[, maybe]."""
+    data = {}
+    for p, ops in procs.items():
+        out = []
+        for kind, reg, val, inv, comp, *rest in ops:
+            ext = {"t": [inv, comp]}
+            if rest and rest[0]:
+                ext["maybe"] = True
+            out.append([kind, reg, list(val) if isinstance(val, tuple) else val, ext])
+        data[p] = out
+    return History.build(data)
+
+
+def verdict(h: History, model: str, graph: str | ProximityGraph = "empty", engine: str = "direct") -> Verdict:
+    g = graph if isinstance(graph, ProximityGraph) else (
+        ProximityGraph.complete(h.processes) if graph == "complete" else
+        ProximityGraph.empty(h.processes) if graph == "empty" else
+        ProximityGraph.of(h.processes, [tuple(e.split(":")) for e in graph.split(",")]))
+    return check(h, model, g, engine=engine).verdict
+
+
+# Each case: history, and verdicts (lin, sc, fisheye-lin on the graph given), worked out by hand.
+STALE = H(a=[("w", "X", 1, 0, 1)], b=[("r", "X", 0, 2, 3)])  # b reads 0 after a's write returned
+CASES = [
+    ("stale read", STALE, V, C, "a:b", V),
+    ("concurrent read may see either",
+     H(a=[("w", "X", 1, 0, 4)], b=[("r", "X", 0, 1, 2), ("r", "X", 1, 3, 5)]),
+     C, C, "a:b", C),
+    ("new-old inversion", H(a=[("w", "X", 1, 0, 10)], b=[("r", "X", 1, 1, 2)], c=[("r", "X", 0, 3, 4)]),
+     V, C, "a:b", C),
+    ("new-old inversion between neighbours b, c", H(a=[("w", "X", 1, 0, 10)], b=[("r", "X", 1, 1, 2)],
+                                                    c=[("r", "X", 0, 3, 4)]), V, C, "b:c", V),
+    ("two cas from 0 both succeed", H(a=[("cas", "X", (0, 1), 0, 5)], b=[("cas", "X", (0, 2), 1, 6)]),
+     V, V, "a:b", V),
+    ("cas chain", H(a=[("cas", "X", (0, 1), 0, 2)], b=[("cas", "X", (1, 2), 1, 5)], c=[("r", "X", 2, 6, 7)]),
+     C, C, "a:c", C),
+    ("cas reads a value written later in real time",
+     H(a=[("w", "X", 5, 3, 4)], b=[("cas", "X", (5, 6), 0, 1)]),
+     V, C, "a:b", V),
+    ("maybe write that took effect", H(a=[("w", "X", 1, 0, None, True)], b=[("r", "X", 1, 5, 6)]),
+     C, C, "a:b", C),
+    ("maybe write that did not", H(a=[("w", "X", 1, 0, 1, True)], b=[("r", "X", 0, 5, 6)]), C, C, "a:b", C),
+    ("a maybe write cannot be undone", H(a=[("w", "X", 1, 0, None, True)],
+                                         b=[("r", "X", 1, 5, 6), ("r", "X", 0, 7, 8)]), V, V, "a:b", V),
+    ("a maybe write takes effect within its interval", H(a=[("w", "X", 1, 0, 1, True)],
+                                                         b=[("r", "X", 0, 5, 6), ("r", "X", 1, 7, 8)]),
+     V, C, "a:b", V),
+    ("a pending write that must take effect", H(a=[("w", "X", 1, 0, None)], b=[("r", "X", 0, 5, 6)]),
+     C, C, "a:b", C),
+    # store buffering with equal time stamps at the process boundaries: each register
+    # alone is linearizable, process order (not implied by real time) makes it fail
+    ("process order with equal time stamps",
+     H(a=[("w", "X", 1, 0, 1), ("r", "Y", 0, 1, 2)], b=[("w", "Y", 1, 0, 1), ("r", "X", 0, 1, 2)]),
+     V, V, "empty", V),
+]
+
+
+@pytest.mark.parametrize(("case", "h", "lin", "sc", "graph", "fl"), CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("engine", ["direct", "z3"])
+def test_hand_cases(case, h, lin, sc, graph, fl, engine):
+    assert verdict(h, "lin", engine=engine) is lin
+    assert verdict(h, "sc", engine=engine) is sc
+    assert verdict(h, "fisheye-lin", graph, engine=engine) is fl
+    assert verdict(h, "fisheye-lin", "empty", engine=engine) is sc
+    assert verdict(h, "fisheye-lin", "complete", engine=engine) is lin
+
+
+def test_witness_is_a_linearization_validated_by_the_spec():
+    h = H(a=[("w", "X", 1, 0, 4), ("cas", "X", (2, 3), 9, 10)], b=[("r", "X", 0, 1, 2), ("w", "X", 2, 5, 6)])
+    r = check(h, "lin", engine="direct")
+    assert r.verdict is C
+    assert [h.ops[u].label() for u in r.witness.sequence] == [
+        "r(X)0@b#0", "w(X,1)@a#0", "w(X,2)@b#1", "cas(X,2,3)@a#1"]
+    assert sequence_problems(h, ProximityGraph.complete(h.processes), r.witness.sequence) == []
+
+
+def test_validator_names_the_broken_clause():
+    g = ProximityGraph.complete(STALE.processes)
+    assert "against real time" in sequence_problems(STALE, g, (1, 0))[0]
+    assert "not legal" in sequence_problems(STALE, g, (0, 1))[0]
+    assert "misses" in sequence_problems(STALE, g, (0,))[0]
+    assert sequence_problems(STALE, ProximityGraph.empty(STALE.processes), (1, 0)) == []
+
+
+def test_certificate_is_a_small_core_whose_own_history_fails():
+    h = H(a=[("w", "X", 1, 0, 1), ("w", "Y", 7, 2, 3)], b=[("w", "X", 2, 2, 3)], c=[("r", "X", 1, 4, 7)],
+          d=[("r", "Y", 7, 4, 5)])
+    r = check(h, "lin", engine="direct")
+    assert r.verdict is V
+    core = {u for reason in r.certificate if reason.rule == "operation" for u in reason.ops}
+    assert {h.ops[u].label() for u in core} == {"w(X,1)@a#0", "w(X,2)@b#0", "r(X)1@c#0"}
+    assert check(h.restrict(core), "lin", engine="z3").verdict is V
+
+
+def test_usage_errors():
+    untimed = History.build({"a": [["w", "X", 1]]})
+    with pytest.raises(UsageError, match="needs real time"):
+        check(untimed, "lin")
+    with_cas = History.build({"a": [["cas", "X", [0, 1]]]})
+    for model in ("cc", "fisheye", "fisheye-2014"):
+        with pytest.raises(UsageError, match="not defined on histories with cas"):
+            check(with_cas, model)
+    assert check(with_cas, "sc").verdict is C
+
+
+def test_cli_lin_exit_statuses(run_cli, write_file):
+    path = write_file("stale.json", STALE.to_json())
+    assert run_cli("check", path, "--model", "lin").status == 1
+    assert run_cli("check", path, "--model", "sc").status == 0
+    assert run_cli("check", path, "--model", "fisheye-lin", "--graph", "a:b").status == 1
+    r = run_cli("check", path, "--model", "cc", "--json")
+    assert r.status == 0  # times are not part of cc: the history is cc
+    cas = write_file("cas.json", {"history": {"a": [["cas", "X", [0, 1]]]}})
+    r = run_cli("check", cas, "--model", "cc")
+    assert r.status == 2 and len(r.err.splitlines()) == 1 and "cas" in r.err
+
+
+# ---- properties ----------------------------------------------------------------------------
+
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(h=timed_histories(linearizable=True, max_ops=10))
+def test_linearizable_by_construction_is_found_consistent(h):
+    assert verdict(h, "lin") is C
+
+
+@SETTINGS
+@given(data=st.data(), h=timed_histories(max_ops=7, max_processes=3))
+def test_direct_and_z3_agree_on_every_model(data, h):
+    g = data.draw(graphs(h.processes))
+    for model, graph in (("lin", "empty"), ("sc", "empty"), ("fisheye-lin", g)):
+        assert verdict(h, model, graph, "direct") is verdict(h, model, graph, "z3"), model
+
+
+@SETTINGS
+@given(data=st.data(), h=timed_histories(max_ops=8))
+def test_fisheye_lin_lies_between_sc_and_lin_and_grows_with_the_graph(data, h):
+    small, big = data.draw(graph_pairs(h.processes))
+    lin = verdict(h, "lin")
+    sc = verdict(h, "sc")
+    assert verdict(h, "fisheye-lin", "empty") is sc
+    assert verdict(h, "fisheye-lin", "complete") is lin
+    f_small, f_big = verdict(h, "fisheye-lin", small), verdict(h, "fisheye-lin", big)
+    if lin is C:
+        assert f_big is C
+    if f_big is C:
+        assert f_small is C
+    if f_small is C:
+        assert sc is C
+
+
+@SETTINGS
+@given(h=timed_histories(max_ops=8, cas=False, crashes=False))
+def test_sc_of_the_sequence_search_agrees_with_the_sc_engine(h):
+    g = ProximityGraph.empty(h.processes)
+    mine = lin_engine.check(h, Model.SC, g).verdict
+    assert mine is check(h, "sc", g, engine="direct").verdict
+
+
+def test_many_keys_with_crashes_decided_and_validated():
+    rnd = random.Random(7)
+    h = timed_history(rnd, min_processes=6, max_processes=6, min_ops=400, max_ops=400,
+                      registers=tuple("ABCDEFGHIJ"), linearizable=True)
+    r = check(h, "lin")
+    assert r.verdict is C and len(r.witness.sequence) <= len(h.ops)
