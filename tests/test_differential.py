@@ -13,8 +13,10 @@ from hypothesis import strategies as st
 from fisheye.checker.engines import check
 from fisheye.checker.result import Verdict
 from fisheye.spec.history import History
-from fisheye.spec.models import MODEL_NAMES
 from fisheye.spec.strategies import cc_histories, graphs, histories, sc_histories
+
+UNTIMED_MODELS = ("sc", "cc", "fisheye", "fisheye-2014")
+"""The models of the direct and Z3 engines of this module (no real time)."""
 
 pytestmark = pytest.mark.z3
 
@@ -57,14 +59,14 @@ def agree(h: History, graph, model: str) -> Verdict:
 
 
 @SETTINGS
-@given(st.data(), st.sampled_from(MODEL_NAMES))
+@given(st.data(), st.sampled_from(UNTIMED_MODELS))
 def test_agree_distinct_values(data: st.DataObject, model: str) -> None:
     h = data.draw(shapes(False))
     agree(h, data.draw(graphs(h.processes)), model)
 
 
 @SETTINGS
-@given(st.data(), st.sampled_from(MODEL_NAMES))
+@given(st.data(), st.sampled_from(UNTIMED_MODELS))
 def test_agree_repeated_values(data: st.DataObject, model: str) -> None:
     h = data.draw(shapes(True))
     agree(h, data.draw(graphs(h.processes)), model)
@@ -77,7 +79,7 @@ def test_agree_fisheye_on_dense_graphs(data: st.DataObject) -> None:
     hierarchy sc ⇒ fisheye-2014 ⇒ fisheye ⇒ cc on the same history and graph."""
     h = data.draw(shapes(False))
     g = data.draw(graphs(h.processes))
-    verdicts = {m: agree(h, g, m) for m in MODEL_NAMES}
+    verdicts = {m: agree(h, g, m) for m in UNTIMED_MODELS}
     order = ["sc", "fisheye-2014", "fisheye", "cc"]
     for stronger, weaker in zip(order, order[1:], strict=False):
         if verdicts[stronger] is Verdict.CONSISTENT:
