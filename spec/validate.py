@@ -16,7 +16,7 @@ from .graph import ProximityGraph
 from .history import History, Op, value_key
 from .models import Model
 from .order import Cycle, close, find_cycle, is_total
-from .witness import Witness
+from .witness import Witness, effective_history, named_operations, remap
 
 _MAX_PROBLEMS = 20
 
@@ -28,6 +28,14 @@ def problems(history: History, model: Model | str, graph: ProximityGraph,
         return realtime.problems(history, model, graph, witness.sequence)
     if model is Model.SC:
         return sc_problems(history, witness)
+    if history.has_maybe:  # judged on the operations that took effect in the witness
+        named = named_operations(witness)
+        n = len(history.ops)
+        if any(not (isinstance(u, int) and 0 <= u < n) for u in named):
+            return [f"the witness names unknown operations {sorted(u for u in named if not 0 <= u < n)[:5]}"]
+        effective, old_uid = effective_history(history, (u for u in named if history.ops[u].maybe))
+        witness = remap(witness, {u: i for i, u in enumerate(old_uid)})
+        history = effective
     if model is Model.CC:
         return cc_problems(history, witness)
     return fisheye_problems(history, graph, witness, all_operations=model is Model.FISHEYE_2014)

@@ -89,6 +89,12 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
     if graph is None:
         graph = ProximityGraph(history.processes, history.edges)
     names = AUTO_ORDER if engine == "auto" else (engine,)
+    if history.has_maybe and not realtime.handles(history, model):
+        # the Z3 encoding of the causal models has no optional operations
+        if engine == "z3":
+            raise UsageError(f"the Z3 engine does not handle operations marked \"maybe\" under "
+                             f"{model} (the direct engine does)")
+        names = ("direct",)
     start = time.perf_counter()
     gave_up: list[tuple[str, str]] = []
     result: CheckResult | None = None

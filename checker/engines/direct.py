@@ -35,12 +35,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fisheye.spec.graph import ProximityGraph
-from fisheye.spec.history import History, Op
+from fisheye.spec.history import History, value_key
 from fisheye.spec.models import Model
-from fisheye.spec.witness import Witness
+from fisheye.spec.witness import Witness, effective_history, remap
 
 from ..result import CheckResult, Reason, Verdict
 from .direct_order import Budget, BudgetExhausted, Index
@@ -95,8 +95,7 @@ def independent_parts(history: History) -> list[Part]:
     for procs in groups.values():
         ops = [op for p in procs for op in by_process[p]]
         regs = {op.register for op in ops}
-        sub = History(tuple(procs), tuple(Op(i, op.process, op.index, op.kind, op.register, op.value)
-                                          for i, op in enumerate(ops)),
+        sub = History(tuple(procs), tuple(replace(op, uid=i) for i, op in enumerate(ops)),
                       (), {x: v for x, v in history.initial.items() if x in regs})
         parts.append(Part(sub, tuple(op.uid for op in ops)))
     return parts
@@ -111,41 +110,102 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
     start = time.perf_counter()
     budget = Budget(max_nodes=max_nodes, timeout=timeout, progress=progress,
                     stage=f"{model}: direct engine, {len(history.ops):,} operations")
-    parts = independent_parts(history)
-    outcomes: list[Outcome] = []
+    parts = 0
     try:
-        for k, part in enumerate(parts):
-            if len(parts) > 1:
-                budget.stage = (f"{model}: direct engine, independent part {k + 1} of {len(parts)} "
-                                f"({len(part.history.ops):,} operations)")
-            procs = set(part.history.processes)
-            sub_graph = ProximityGraph(part.history.processes,
-                                       tuple(e for e in graph.edges if e[0] in procs and e[1] in procs))
-            out = search(Index(part.history), model, sub_graph, budget)
-            if out.witness is None:
-                cert = tuple(Reason(r.text, r.rule, tuple(part.uids[u] for u in r.ops))
-                             for r in out.certificate)
-                if len(parts) > 1:
-                    cert = (Reason(f"the history splits into {len(parts)} independent parts (no "
-                                   f"process or register shared); this one, of processes "
-                                   f"{', '.join(part.history.processes[:6])}"
-                                   f"{', ...' if len(part.history.processes) > 6 else ''}, has no "
-                                   f"witness:", "part"),) + cert
-                return CheckResult(Verdict.VIOLATION, model, graph, "direct", certificate=cert,
-                                   seconds=time.perf_counter() - start, stats={"nodes": budget.nodes,
-                                                                             "parts": len(parts)})
-            outcomes.append(out)
+        if history.has_maybe:
+            witness, cert, parts = _decide_maybe(history, model, graph, budget)
+        else:
+            witness, cert, parts = _decide(history, model, graph, budget)
     except (BudgetExhausted, RecursionError) as e:
         msg = str(e) if isinstance(e, BudgetExhausted) else "the search went too deep (recursion limit)"
         return CheckResult(Verdict.UNKNOWN, model, graph, "direct", message=msg,
                            seconds=time.perf_counter() - start, stats={"nodes": budget.nodes})
-    if len(parts) == 1:
-        witness = outcomes[0].witness
-    else:
-        witness = assemble(history, model, graph, parts, [o.witness for o in outcomes])
+    stats = {"nodes": budget.nodes, "parts": parts}
+    if witness is None:
+        return CheckResult(Verdict.VIOLATION, model, graph, "direct", certificate=cert,
+                           seconds=time.perf_counter() - start, stats=stats)
     return CheckResult(Verdict.CONSISTENT, model, graph, "direct", witness=witness,
-                       seconds=time.perf_counter() - start,
-                       stats={"nodes": budget.nodes, "parts": len(parts)})
+                       seconds=time.perf_counter() - start, stats=stats)
+
+
+MAX_MAYBE_CHOICES = 10
+"""``maybe`` writes whose taking effect is left to the search, beyond which only "all
+of them" and "none of them" are tried (then *unknown* if both fail)."""
+
+
+def _decide_maybe(history: History, model: Model, graph: ProximityGraph, budget: Budget
+                  ) -> tuple[Witness | None, tuple[Reason, ...], int]:
+    """Writes marked ``maybe`` (they may or may not have taken effect).  A witness where
+    such a write took effect but no read takes its value from it (as source in ``~>H`` or
+    last write before the read in some view) stays a witness without it: it is the last
+    operation of its process and the views and the star order restricted to the other
+    operations still satisfy every clause.  So a ``maybe`` write whose register and value
+    no read returns is dropped; one that is the only possible source of a value some read
+    returns is kept; the others (repeated values) are searched, every subset of them."""
+    ops = history.ops
+    observed = {(op.register, op.vkey) for op in ops if op.is_read}
+    sources: dict[tuple[str, object], int] = {}
+    for op in ops:
+        if op.is_write:
+            sources[(op.register, op.vkey)] = sources.get((op.register, op.vkey), 0) + 1
+    useful = [op for op in ops if op.maybe and (op.register, op.vkey) in observed]
+    forced = [op.uid for op in useful if sources[(op.register, op.vkey)] == 1
+              and op.vkey != value_key(history.initial_value(op.register))]
+    open_ = [op.uid for op in useful if op.uid not in set(forced)]
+    if len(open_) <= MAX_MAYBE_CHOICES:
+        choices = [tuple(u for k, u in enumerate(open_) if mask >> k & 1)
+                   for mask in sorted(range(1 << len(open_)), key=lambda m: -bin(m).count("1"))]
+    else:
+        choices = [tuple(open_), ()]
+    first: tuple[Reason, ...] | None = None
+    parts = 0
+    for chosen in choices:
+        effective, old_uid = effective_history(history, [*forced, *chosen])
+        witness, cert, parts = _decide(effective, model, graph, budget)
+        if witness is not None:
+            return remap(witness, dict(enumerate(old_uid))), (), parts
+        cert = tuple(Reason(r.text, r.rule, tuple(old_uid[u] for u in r.ops)) for r in cert)
+        first = first or cert
+    if len(open_) > MAX_MAYBE_CHOICES:
+        raise BudgetExhausted(f"{len(open_)} writes marked maybe could each have taken effect or not "
+                              f"(repeated values); the direct engine tries every combination only up "
+                              f"to {MAX_MAYBE_CHOICES} of them, and neither all nor none worked")
+    lead = (f"{len(open_)} write(s) marked maybe could each have taken effect or not, and none of "
+            f"the {len(choices)} combinations has a witness; with "
+            f"{'all of them' if open_ else 'the writes some read needs'} taking effect:")
+    dropped = sum(1 for op in ops if op.maybe) - len(useful)
+    if dropped:
+        lead += f" ({dropped} write(s) marked maybe whose value no read returns are left out)"
+    return None, (Reason(lead, "maybe"),) + (first or ()), parts
+
+
+def _decide(history: History, model: Model, graph: ProximityGraph, budget: Budget
+            ) -> tuple[Witness | None, tuple[Reason, ...], int]:
+    """(witness, certificate, number of independent parts); raises BudgetExhausted."""
+    parts = independent_parts(history)
+    outcomes: list[Outcome] = []
+    for k, part in enumerate(parts):
+        if len(parts) > 1:
+            budget.stage = (f"{model}: direct engine, independent part {k + 1} of {len(parts)} "
+                            f"({len(part.history.ops):,} operations)")
+        procs = set(part.history.processes)
+        sub_graph = ProximityGraph(part.history.processes,
+                                   tuple(e for e in graph.edges if e[0] in procs and e[1] in procs))
+        out = search(Index(part.history), model, sub_graph, budget)
+        if out.witness is None:
+            cert = tuple(Reason(r.text, r.rule, tuple(part.uids[u] for u in r.ops))
+                         for r in out.certificate)
+            if len(parts) > 1:
+                cert = (Reason(f"the history splits into {len(parts)} independent parts (no "
+                               f"process or register shared); this one, of processes "
+                               f"{', '.join(part.history.processes[:6])}"
+                               f"{', ...' if len(part.history.processes) > 6 else ''}, has no "
+                               f"witness:", "part"),) + cert
+            return None, cert, len(parts)
+        outcomes.append(out)
+    if len(parts) == 1:
+        return outcomes[0].witness, (), 1
+    return assemble(history, model, graph, parts, [o.witness for o in outcomes]), (), len(parts)
 
 
 def assemble(history: History, model: Model, graph: ProximityGraph, parts: list[Part],
