@@ -65,9 +65,15 @@ def _realtime_engine(name: str) -> Callable[..., CheckResult]:
     raise ValueError(f"unknown engine {name!r} (expected one of: {', '.join(ENGINE_NAMES)})")
 
 
+def _direct_sc(history: History, model: Model) -> bool:
+    """sc with writes marked maybe but no cas: the direct engine of the untimed models
+    decides it (independent parts, maybe writes settled first), faster at scale."""
+    return model is Model.SC and not history.has_cas
+
+
 def _run(name: str, history: History, model: Model, graph: ProximityGraph, timeout: float | None,
          progress: Progress | None) -> CheckResult:
-    if realtime.handles(history, model):
+    if realtime.handles(history, model) and not (name == "direct" and _direct_sc(history, model)):
         return _realtime_engine(name)(history, model, graph, timeout=timeout)
     if name == "direct":
         return _engine(name)(history, model, graph, timeout=timeout, progress=progress)
@@ -89,7 +95,7 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
     if graph is None:
         graph = ProximityGraph(history.processes, history.edges)
     names = AUTO_ORDER if engine == "auto" else (engine,)
-    if history.has_maybe and not realtime.handles(history, model):
+    if history.has_maybe and not realtime.handles(history, model) and model is not Model.SC:
         # the Z3 encoding of the causal models has no optional operations
         if engine == "z3":
             raise UsageError(f"the Z3 engine does not handle operations marked \"maybe\" under "
