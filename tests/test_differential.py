@@ -1,4 +1,4 @@
-"""Differential tests (issue 3): the direct engine and the Z3 engine give the same verdict
+"""Differential tests: the direct engine and the Z3 engine give the same verdict
 on random histories of every shape: consistent by construction (random serialisations,
 causal memory runs), inconsistent by mutation of those, fully random; with and without
 repeated values; random graphs; every model.  Both run through the facade, so every

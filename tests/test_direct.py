@@ -1,4 +1,4 @@
-"""The direct engine (issue 3): verdicts on the paper's examples, witnesses accepted by
+"""The direct engine: verdicts on the paper's examples, witnesses accepted by
 the spec, certificates that are cycles of forced orderings, budgets, and the polynomial
 cc path on a large differentiated history."""
 
