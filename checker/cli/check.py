@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 
 from fisheye.spec.graph import parse_graph_option
 from fisheye.spec.history import History, load_history
@@ -49,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
     graph = parse_graph_option(args.graph, history.processes, history.edges)
     model = Model(args.model)
     try:
-        result = check(history, model, graph, engine=args.engine, timeout=args.timeout)
+        result = check(history, model, graph, engine=args.engine, timeout=args.timeout,
+                       progress=lambda line: print(f"{args.file}: {line}", file=sys.stderr, flush=True))
     except ModuleNotFoundError as e:  # an engine not installed in this checkout
         raise UsageError(f"engine {args.engine!r} is not available ({e})") from None
     if args.json:
