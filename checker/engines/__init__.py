@@ -77,9 +77,6 @@ def _run(name: str, history: History, model: Model, graph: ProximityGraph, timeo
         return _realtime_engine(name)(history, model, graph, timeout=timeout)
     if name == "direct":
         return _engine(name)(history, model, graph, timeout=timeout, progress=progress)
-    if progress is not None:
-        progress(f"{model}: running the Z3 engine on {len(history.ops)} operations"
-                 + ("" if timeout is None else f" (at most {timeout:.0f} s)"))
     return _engine(name)(history, model, graph, timeout=timeout)
 
 
@@ -110,12 +107,13 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
             left = timeout - (time.perf_counter() - start)
             if left <= 0.001:
                 break
+        if result is not None and progress is not None:
+            progress(f"{model}: the {result.engine} engine gave up ({result.message}); trying the "
+                     f"{name} engine" + ("" if left is None else f" for at most {left:.0f} s"))
         result = _run(name, history, model, graph, left, progress)
         if result.verdict is not Verdict.UNKNOWN:
             break
         gave_up.append((name, result.message))
-        if progress is not None and name != names[-1]:
-            progress(f"{model}: the {name} engine gave up ({result.message}); trying the next engine")
     assert result is not None
     if result.verdict is Verdict.CONSISTENT and validate_witness:
         if result.witness is None:

@@ -55,9 +55,12 @@ class Budget:
     stage: str = ""
     every: float = 2.0
     _last: float = 0.0
+    parent: Budget | None = None
 
     def tick(self, cost: int = 1) -> None:
         self.nodes += cost
+        if self.parent is not None:
+            self.parent.nodes += cost  # what the whole check has spent (the progress lines)
         if self.nodes > self.max_nodes:
             raise BudgetExhausted(f"the direct engine's search budget of {self.max_nodes} nodes "
                                   f"(closures computed) ran out")
@@ -68,13 +71,17 @@ class Budget:
             raise BudgetExhausted(f"the timeout of {self.timeout:g} s ran out")
         if self.progress is not None and now - max(self._last, self.start) >= self.every:
             self._last = now
-            self.progress(f"{self.stage}: {now - self.start:.0f} s, {self.nodes:,} search nodes "
-                          f"(budget {self.max_nodes:,})")
+            root = self
+            while root.parent is not None:
+                root = root.parent
+            root._last = now
+            self.progress(f"{root.stage}: {now - self.start:.0f} s, {root.nodes:,} search nodes so far")
 
     def sub(self, max_nodes: int) -> Budget:
         """A smaller budget for a first try, sharing the deadline and the progress."""
         return Budget(max_nodes=min(max_nodes, self.max_nodes), timeout=self.timeout, start=self.start,
-                      progress=self.progress, stage=self.stage, every=self.every, _last=self._last)
+                      progress=self.progress, stage=self.stage, every=self.every, _last=self._last,
+                      parent=self)
 
 
 @dataclass(frozen=True)
