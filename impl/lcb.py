@@ -65,8 +65,20 @@ from fisheye.spec import lcurb
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
 
+from . import network as net
 from . import urb
-from .api import Network, Step
+from .api import (
+    Channel,
+    Expectation,
+    Network,
+    Property,
+    PropertyKind,
+    Step,
+    SystemInfo,
+    SystemRequest,
+    deadlock_freedom,
+    some_complete_run,
+)
 from .urb import Data, UrbState
 
 # ---- the localized causal broadcast, one process ----------------------------------------
@@ -313,19 +325,34 @@ class LcbSystem:
         self.ranks = {p: i for i, p in enumerate(self.processes)}
         self._initial_procs = tuple(Proc(UrbState(), LcbLocal.init(self.n), app.initial(p))
                                     for p in self.processes)
+        self.graph: ProximityGraph = mutual_locality_graph(self.processes, self.locality)
+        loc = tuple(sorted((p, tuple(sorted(qs))) for p, qs in self.locality.items()))
+        self.info = SystemInfo("lcb", name, self.network, self.graph, variant="published", crashes=crashes,
+                               options=(("locality", loc), ("urb_delivery", urb_delivery)))
 
-    # -- derived descriptions --
-    @property
-    def graph(self) -> ProximityGraph:
-        """The graph of mutual locality: p - q iff each is in the other's locality."""
-        return mutual_locality_graph(self.processes, self.locality)
-
+    # -- derived descriptions (``graph``: the graph of mutual locality, p - q iff each
+    # is in the other's locality) --
     def describe(self) -> dict[str, Any]:
         """What the explorer's report says about the system."""
         return {"scenario": self.name, "algorithm": "lcb", "variant": "published", "mutant": None,
                 "network": self.network.value, "crashes": self.max_crashes, "urb_delivery": self.urb_delivery,
                 "locality": {p: sorted(qs) for p, qs in self.locality.items()},
                 "graph": self.graph.to_json()}
+
+    def properties(self) -> tuple[Property, ...]:
+        """LCURB1-LCURB5 (always, on the delivery logs; LCURB1 and LCURB4 judged at the
+        end of a run), deadlock freedom, and some complete run."""
+        def prop(name: str) -> Property:
+            def check(state: LcbState, complete: bool) -> str | None:
+                found = [v for v in self.broadcast_violations(state, complete=complete) if v.prop == name]
+                return str(found[0]) if found else None
+            return Property(name, Expectation.ALWAYS, PropertyKind.BROADCAST, check)
+        return (*(prop(name) for name in lcurb.PROPERTIES), deadlock_freedom(self.is_final),
+                some_complete_run())
+
+    def in_transit(self, state: LcbState) -> dict[Channel, tuple[Data, ...]]:
+        """The URB messages in transit, per non-empty channel (src, dst)."""
+        return net.in_transit(state.chans, self.processes)
 
     # -- System protocol --
     def initial(self) -> LcbState:
@@ -488,19 +515,10 @@ class LcbSystem:
     # -- internals --
     def _take(self, chans: tuple[tuple[Data, ...], ...], j: int, i: int, step: Step
               ) -> tuple[tuple[tuple[Data, ...], ...], Data]:
-        k = j * self.n + i
-        chan = chans[k]
-        if not chan:
-            raise ValueError(f"{step}: the channel is empty")
-        if self.network is Network.FIFO:
-            idx = 0
-        else:
-            ids = [_msg_id(d) for d in chan]
-            if step.detail not in ids:
-                raise ValueError(f"{step}: no such message in the channel")
-            idx = ids.index(step.detail)
-        msg = chan[idx]
-        return chans[:k] + (chan[:idx] + chan[idx + 1:],) + chans[k + 1:], msg
+        try:
+            return net.take(chans, self.n, j, i, self.network, step.detail, _msg_id)
+        except ValueError:
+            raise ValueError(f"{step}: no such message in the channel") from None
 
     def _after(self, state: LcbState, i: int, pr: Proc, sends: urb.Sends) -> LcbState:
         """Install ``pr`` as process ``i``'s new state and put ``sends`` on the network.
@@ -517,14 +535,11 @@ class LcbSystem:
                 c = chans[j * n + i]
                 if c and any(urb.is_dead(u, d.key) for d in c):
                     chans[j * n + i] = tuple(d for d in c if not urb.is_dead(u, d.key))
-        for dst, msg in sends:
-            j = self.ranks[dst]
-            if procs[j].crashed or urb.is_dead(procs[j].urb, msg.key):
-                continue  # a crashed process never receives anything; a dead copy is a no-op
-            k = i * n + j
-            chan = chans[k] + (msg,)
-            chans[k] = chan if self.network is Network.FIFO else tuple(sorted(chan, key=repr))
-        return LcbState(procs, tuple(chans), state.crashes)
+        # a crashed process never receives anything; a dead copy is a no-op
+        live = [(j, msg) for j, msg in ((self.ranks[dst], msg) for dst, msg in sends)
+                if not procs[j].crashed and not urb.is_dead(procs[j].urb, msg.key)]
+        chans_out = net.send_all(tuple(chans), n, i, live, self.network, _msg_id, repr)
+        return LcbState(procs, chans_out, state.crashes)
 
     def _crash(self, state: LcbState, i: int, burst: tuple[Any, ...] = ()) -> LcbState:
         if state.crashes >= self.max_crashes:
@@ -621,6 +636,30 @@ _register(Scenario(
     {"p": (("w", "X", 1), ("r", "Y")), "q": (("w", "Y", 1), ("r", "X"))}, "memory",
     "Algorithm 2 over the localized broadcast, two mutually local processes (the graph of mutual "
     "locality is the edge p-q): p writes X then reads Y, q writes Y then reads X."))
+
+
+def lcb_factory(request: SystemRequest) -> LcbSystem:
+    """The registry's ``lcb``: a named scenario of :data:`SCENARIOS`; option
+    ``locality`` (pairs (process, [processes])) replaces the scenario's default."""
+    if request.level != "protocol":
+        raise ValueError("the localized broadcast exists at the protocol level only")
+    if request.variant not in (None, "published") or request.mutant not in (None, "none"):
+        raise ValueError("the localized broadcast has no variant or mutant")
+    opts = dict(request.options)
+    unknown = set(opts) - {"locality", "urb_delivery"}
+    if unknown:
+        raise ValueError(f"lcb takes no option {sorted(unknown)[0]!r}")
+    if opts.get("urb_delivery", "deferred") != "deferred":
+        raise ValueError("lcb files replay with urb_delivery deferred only")
+    loc = opts.get("locality")
+    system = make_lcb_system(request.scenario or "", crashes=request.crashes, network=request.network,
+                             locality=None if loc is None else {p: tuple(qs) for p, qs in loc})
+    g = request.graph
+    if (isinstance(g, ProximityGraph) and g.edge_set != system.graph.edge_set) or \
+            (isinstance(g, str) and g != "paper"):
+        raise ValueError("the graph of the localized broadcast is its graph of mutual locality "
+                         "(set by the localities, not by --graph)")
+    return system
 
 
 def make_lcb_system(scenario: str, *, crashes: int, locality: Mapping[str, Iterable[str]] | None = None,

@@ -22,9 +22,8 @@ the process's next ``op``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fisheye.spec import broadcast as bspec
 from fisheye.spec.graph import ProximityGraph, parse_graph_option
@@ -33,9 +32,26 @@ from fisheye.spec.history import DEFAULT_INITIAL, History, Value
 from . import network as net
 from . import registers as alg2
 from . import toco as alg1
-from .api import Network, Step
+from .api import (
+    Channel,
+    Expectation,
+    MessagePassing,
+    Network,
+    Property,
+    PropertyKind,
+    Step,
+    SystemInfo,
+    SystemRequest,
+    deadlock_freedom,
+    model_property,
+    some_complete_run,
+)
+from .api import logs_as_json as logs_as_json  # re-exported: the commands import it from here
 from .programs import SCENARIOS, Program, Read, Scenario, Write, parse_program, scenario
-from .toco import TOCOBC, Msg, Mutant, TocoConfig, TocoState, Variant
+from .toco import TOCOBC, Msg, Mutant, TocoConfig, TocoState, Variant, wire_id
+
+if TYPE_CHECKING:
+    from .abstract import AbstractSystem
 
 ALGORITHM = "toco"
 _MISSING = object()
@@ -54,19 +70,7 @@ class GlobalState(NamedTuple):
     channels: net.Channels
 
 
-@dataclass(frozen=True)
-class SystemInfo:
-    """What identifies a system (for reports and counterexample files)."""
-
-    scenario: str | None
-    algorithm: str
-    variant: Variant
-    mutant: Mutant | None
-    network: Network
-    graph: ProximityGraph
-
-
-class TocoSystem:
+class TocoSystem(MessagePassing["GlobalState"]):
     """Algorithms 1 and 2 for ``program`` on proximity graph ``graph``."""
 
     def __init__(self, program: Program, graph: ProximityGraph, *, network: Network = Network.FIFO,
@@ -80,7 +84,9 @@ class TocoSystem:
         self.variant = Variant(variant)
         self.mutant = mutant
         self.processes: tuple[str, ...] = program.processes
-        self.info = SystemInfo(scenario, ALGORITHM, self.variant, mutant, self.network, graph)
+        self.info = SystemInfo(ALGORITHM, scenario, self.network, graph, variant=self.variant, mutant=mutant,
+                               program=None if scenario else str(program))
+        self.read_names: tuple[str, ...] = program.read_names
         n = self.n = len(program.processes)
         self._index = {p: i for i, p in enumerate(self.processes)}
         nb = tuple(tuple(self._index[q] for q in graph.neighbours(p)) for p in self.processes)
@@ -100,6 +106,8 @@ class TocoSystem:
         self._deliver_steps = tuple(Step("deliver", p) for p in self.processes)
         self._recv_steps = tuple(tuple(Step("recv", p, q) for q in self.processes) for p in self.processes)
         self._select_cache: dict[tuple[int, TocoState], Msg | None] = {}
+        self._last_write = tuple(max((pc for pc, op in enumerate(o) if isinstance(op, Write)), default=-1)
+                                 for o in program.ops)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -140,7 +148,7 @@ class TocoSystem:
                     steps.append(self._recv_steps[i][src])
                 else:
                     p, q = self.processes[i], self.processes[src]
-                    steps.extend(Step("recv", p, q, net.wire_id(w)) for w in c)
+                    steps.extend(Step("recv", p, q, wire_id(w)) for w in c)
         return steps
 
     def apply(self, state: GlobalState, step: Step) -> GlobalState:
@@ -155,7 +163,7 @@ class TocoSystem:
             toco, log = ps.toco, ps.log
             if payload is not None:
                 toco, m, sends = alg1.toco_broadcast(cfg, toco, payload)
-                chans = net.send_all(chans, self.n, i, sends, self.network)
+                chans = net.send_all(chans, self.n, i, sends, self.network, wire_id)
                 log = log + ((B, i, m.seq),)
             ps = ProcState(toco, reg, log)
         elif step.kind == "deliver":
@@ -167,10 +175,10 @@ class TocoSystem:
             ps = ProcState(toco, reg, ps.log + ((D, m0.sender, m0.seq),))
         elif step.kind == "recv":
             src = self._index[step.src] if step.src is not None else -1
-            chans, (kind, body) = net.take(chans, self.n, src, i, self.network, step.detail)
+            chans, (kind, body) = net.take(chans, self.n, src, i, self.network, step.detail, wire_id)
             if kind == TOCOBC:
                 toco, sends = alg1.on_tocobc(cfg, ps.toco, body)
-                chans = net.send_all(chans, self.n, i, sends, self.network)
+                chans = net.send_all(chans, self.n, i, sends, self.network, wire_id)
             else:
                 toco = alg1.on_catch_up(cfg, ps.toco, src, body)
             ps = ProcState(toco, ps.reg, ps.log)
@@ -250,9 +258,47 @@ class TocoSystem:
         return out
 
     def describe(self) -> dict[str, Any]:
-        return {"scenario": self.info.scenario, "algorithm": ALGORITHM, "variant": self.variant.value,
-                "mutant": self.mutant.value if self.mutant else None, "network": self.network.value,
-                "graph": self.graph.to_json()}
+        return self.info.describe()
+
+    # ---- properties and the network ------------------------------------------------------
+    def properties(self) -> tuple[Property, ...]:
+        """Theorem 2: every complete history is G-fisheye (SC,CC)-consistent; the
+        section 4.1 properties of the broadcast (Theorem 1 and Lemmas 1-4); deadlock
+        freedom and some complete run."""
+        return (model_property("fisheye"), *broadcast_properties(self), deadlock_freedom(self.is_final),
+                some_complete_run())
+
+    def in_transit(self, state: GlobalState) -> dict[Channel, tuple[Any, ...]]:
+        """The protocol messages in transit, per non-empty channel (src, dst)."""
+        return net.in_transit(state.channels, self.processes)
+
+    def may_send(self, state: GlobalState, q: str, p: str) -> bool:
+        """Whether q may still append a message to the channel q -> p: q sends TOCOBC
+        only when it invokes a write (Algorithm 1 line 3), and CATCH_UP only on the
+        receipt of a TOCOBC (line 12), which needs a TOCOBC in transit to q or a write
+        still to be invoked by another process (an over-approximation)."""
+        n, qi = self.n, self._index[q]
+        procs, last = state.procs, self._last_write
+        if procs[qi].reg.pc <= last[qi]:
+            return True
+        for r in range(n):
+            if r != qi and procs[r].reg.pc <= last[r]:
+                return True
+            if r != qi and any(w[0] == TOCOBC for w in state.channels[r * n + qi]):
+                return True
+        return False
+
+
+def broadcast_properties(system: TocoSystem | Any) -> tuple[Property, ...]:
+    """The section 4.1 properties of the G-fisheye (SC,CC)-broadcast, always, each
+    judged on the run's delivery logs (:func:`fisheye.spec.broadcast.check`)."""
+    def prop(name: str) -> Property:
+        def check(state: Any, complete: bool) -> str | None:
+            found = bspec.check(system.delivery_logs(state), system.graph, complete=complete,
+                                properties=(name,))
+            return str(found[0]) if found else None
+        return Property(name, Expectation.ALWAYS, PropertyKind.BROADCAST, check)
+    return tuple(prop(name) for name in bspec.PROPERTIES)
 
 
 def resolve_program(scenario_or_program: str | Scenario | Program) -> tuple[Program, Scenario | None]:
@@ -300,5 +346,24 @@ def make_system(scenario_or_program: str | Scenario | Program,
                       mutant=alg1.parse_mutant(mutant), scenario=sc.name if sc else None)
 
 
-def logs_as_json(logs: Mapping[str, Iterable[bspec.Event]]) -> dict[str, list[list[Any]]]:
-    return {p: [[e.kind, e.msg.sender, e.msg.seq] for e in log] for p, log in logs.items()}
+def toco_factory(request: SystemRequest) -> TocoSystem | AbstractSystem:
+    """The registry's ``toco``: Algorithm 2 over Algorithm 1 (level ``protocol``), or
+    Algorithm 2 over the broadcast specification (level ``abstract``)."""
+    if request.crashes:
+        raise ValueError("--crashes applies to the localized broadcast only (Algorithm 1 assumes no crash)")
+    if request.options:
+        raise ValueError(f"toco takes no option {request.options[0][0]!r}")
+    if request.scenario is None:
+        raise ValueError("toco needs a scenario or a program")
+    if request.level == "abstract":
+        from .abstract import AbstractSystem
+
+        if request.variant not in (None, "corrected") or request.mutant not in (None, "none"):
+            raise ValueError("the abstract level runs no Algorithm 1: no variant or mutant")
+        proto = make_system(request.scenario, request.graph, network=request.network)
+        program, sc = resolve_program(request.scenario)
+        return AbstractSystem(program, proto.graph, scenario=sc.name if sc else None)
+    if request.level != "protocol":
+        raise ValueError(f"unknown level {request.level!r} (expected protocol or abstract)")
+    return make_system(request.scenario, request.graph, network=request.network,
+                       variant=request.variant or Variant.CORRECTED, mutant=request.mutant)

@@ -125,6 +125,17 @@ CATCH_UP = "CATCH_UP"
 Wire = tuple[str, Any]
 
 
+def wire_id(w: Wire) -> tuple[Any, ...]:
+    """A protocol message's name within its channel (unordered channels name the message
+    a receipt takes): ``("TOCOBC", seq)`` -- the sender is the channel's source -- or
+    ``("CATCH_UP", date)``; unique within a channel, as a process's successive clock
+    values (hence CATCH_UP dates) strictly increase (Lemma 2, Proposition 2)."""
+    kind, body = w
+    if kind == TOCOBC:
+        return (TOCOBC, body.seq)
+    return (kind, body)
+
+
 class TocoState(NamedTuple):
     """The local variables of p_i (section 4.2): ``causal_i[1..n]``, ``total_i[1..n]``,
     ``pending_i`` (a tuple sorted by message id: a canonical form of the set), and

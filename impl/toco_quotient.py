@@ -29,8 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from fisheye.impl.api import Step
-from fisheye.impl.network import wire_id
-from fisheye.impl.toco import CATCH_UP
+from fisheye.impl.toco import CATCH_UP, wire_id
 
 
 class DeadClockSystem:
@@ -42,6 +41,8 @@ class DeadClockSystem:
         self.program = raw.program
         self.graph = raw.graph
         self.network = raw.network
+        self.info = raw.info
+        self.read_names = raw.read_names
         self.level = "protocol"
         n = self.n = len(self.processes)
         use_t1 = getattr(raw._cfgs[0], "use_t1", True) if n else True
@@ -145,6 +146,9 @@ class DeadClockSystem:
 
     def describe(self) -> dict[str, Any]:
         return self.raw.describe()
+
+    def properties(self) -> Any:
+        return self.raw.properties()
 
     # ---- schedules -------------------------------------------------------------------------
     def lift(self, schedule: Sequence[Step]) -> list[Step]:

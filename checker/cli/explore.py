@@ -29,7 +29,12 @@ def register(sub: Any) -> None:
                    help="protocol: Algorithm 2 over Algorithm 1 over the network (default); abstract: "
                    "Algorithm 2 over the broadcast specification")
     p.add_argument("--algorithm", default="toco", choices=("toco", "lcb"))
-    p.add_argument("--variant", default="corrected", choices=("corrected", "published"))
+    p.add_argument("--system", default=None, metavar="NAME",
+                   help="the system to explore: toco (as --algorithm), lcb, the name of an entry point of "
+                   "the group fisheye.systems, or package.module:factory (your own protocol, "
+                   "docs/your-protocol.md)")
+    p.add_argument("--variant", default=None, choices=("corrected", "published"),
+                   help="Algorithm 1's variant (default corrected)")
     p.add_argument("--network", default="fifo", choices=("fifo", "unordered"))
     p.add_argument("--mutant", default=None, help="a mutant of Algorithm 1/2 (see fisheye simulate)")
     p.add_argument("--crashes", type=int, default=0, metavar="F", help="at most F crashes (--algorithm lcb)")
@@ -76,11 +81,28 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--crashes must be >= 0")
     if (args.master or args.partitions or args.parquet) and not args.spark:
         raise UsageError("--master, --partitions and --parquet need --spark")
+    if args.system is not None and args.algorithm != "toco" and args.system != args.algorithm:
+        raise UsageError("--system and --algorithm name two different systems")
+    system_name = args.system or args.algorithm
+    if system_name in ("toco", "lcb"):
+        args.algorithm = system_name
+    variant = args.variant or ("corrected" if system_name == "toco" else None)
+
+    def build(reduction: str) -> Any:
+        if system_name in ("toco", "lcb"):
+            return make_context(args.scenario, args.graph, level=args.level, algorithm=system_name,
+                                variant=variant or "corrected", network=args.network, mutant=args.mutant,
+                                crashes=args.crashes, reduction=reduction, prune_deviations=not args.no_prune)
+        from fisheye.impl.api import Network, SystemRequest
+
+        from ..systems import context
+
+        request = SystemRequest(scenario=args.scenario, graph=args.graph, network=Network.parse(args.network),
+                                variant=variant, mutant=args.mutant, crashes=args.crashes, level=args.level)
+        return context(system_name, request, reduction=reduction, prune_deviations=not args.no_prune)
+
     try:
-        ctx = make_context(args.scenario, args.graph, level=args.level, algorithm=args.algorithm,
-                           variant=args.variant, network=args.network, mutant=args.mutant,
-                           crashes=args.crashes, reduction=args.reduction,
-                           prune_deviations=not args.no_prune)
+        ctx = build(args.reduction)
         model_graph = None
         if args.model_graph is not None:
             model_graph = parse_graph_option(args.model_graph, ctx.system.processes, ctx.system.graph.edges,
@@ -96,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
                 msg += f"; with --algorithm lcb: {', '.join(LCB_SCENARIOS)}"
         raise UsageError(msg) from None
     model = None if args.model == "none" or not hasattr(ctx.system, "history") else args.model
-    level = "protocol" if args.algorithm == "lcb" else args.level
+    level = "protocol" if system_name == "lcb" else args.level
     progress = None if args.quiet else Progress(label=f"explore {args.scenario} ({level})")
 
     def builder(c: Any) -> ReportBuilder:
@@ -120,9 +142,7 @@ def run(args: argparse.Namespace) -> int:
     if args.full:
         from ..explore.engine import explore
 
-        full_ctx = make_context(args.scenario, args.graph, level=args.level, algorithm=args.algorithm,
-                                variant=args.variant, network=args.network, mutant=args.mutant,
-                                crashes=args.crashes, reduction="none", prune_deviations=not args.no_prune)
+        full_ctx = build("none")
         full = explore(full_ctx, builder(full_ctx), max_states=args.max_states, timeout=args.timeout,
                        progress=None if args.quiet else Progress(label="explore (full)"))
         report["full"] = {k: full[k] for k in ("complete", "states", "terminal_states", "histories",

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from fisheye.impl.api import Step
+from fisheye.impl.api import Judgement, Step, System, explorer_judged, judge
 from fisheye.spec.history import History
 
 from .reduction import kind_of, reducer
@@ -103,6 +103,7 @@ class TerminalRecord:
     outcome: tuple[Any, ...]          # values of the scenario's named reads, in order
     matches: bool                     # every conditioning read returned the figure's value
     broadcast: tuple[str, ...]        # violated section 4.1 properties (names), sorted
+    judged: Judgement = Judgement()   # the system's own properties (impl.api.explorer_judged)
 
 
 def history_key(h: History) -> tuple[Any, ...]:
@@ -126,7 +127,10 @@ def terminal_record(ctx: Context, state: Any, kind: str) -> TerminalRecord:
     props: tuple[str, ...] = ()
     if bv is not None:
         props = tuple(sorted({v.prop for v in bv(state, complete=(kind == FINAL))}))
-    return TerminalRecord(kind, history_key(h), h, outcome, matches, props)
+    judged = Judgement()
+    if isinstance(system, System):
+        judged = judge(explorer_judged(system.properties()), state, kind == FINAL)
+    return TerminalRecord(kind, history_key(h), h, outcome, matches, props, judged)
 
 
 # ---- fingerprints -------------------------------------------------------------------------

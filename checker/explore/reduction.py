@@ -30,22 +30,36 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from fisheye.impl.api import Network, Step
+from fisheye.impl.api import HasChannels, MessagePassing, Network, PorModel, Quotient, Step
 
 PROCESS_KINDS = frozenset({"op", "deliver", "recv"})
 REDUCTIONS = ("auto", "none", "stubborn", "process")
 
 
+def _message_passing(system: Any) -> MessagePassing[Any] | None:
+    """The system's message-passing view, if it declares one (directly or as the raw
+    system of a quotient, whose steps are the raw system's)."""
+    if isinstance(system, MessagePassing):
+        return system
+    if isinstance(system, Quotient) and isinstance(system.raw, MessagePassing):
+        return system.raw
+    return None
+
+
 def kind_of(system: Any, reduction: str) -> str:
-    """The reduction actually used for ``system`` (``auto`` picks the best available)."""
+    """The reduction actually used for ``system``: ``auto`` picks stubborn sets when
+    the system has a supported :class:`~fisheye.impl.api.PorModel`, the process-level
+    sets when it declares :class:`~fisheye.impl.api.MessagePassing` (their
+    assumption), and no reduction otherwise."""
     if reduction == "none":
         return "none"
-    has_model = all(hasattr(system, a) for a in ("por_enabled", "por_dependents", "por_enablers")) \
-        and getattr(system, "por_supported", True)
+    has_model = isinstance(system, PorModel) and system.por_supported
     if reduction in ("auto", "stubborn") and has_model:
         return "stubborn"
     if reduction == "stubborn":
         raise ValueError("this system has no transition model for stubborn sets")
+    if reduction == "auto" and _message_passing(system) is None:
+        return "none"
     return "process"
 
 
@@ -53,15 +67,18 @@ def reducer(system: Any, reduction: str, *, may_send: Callable[[Any, str, str], 
             ) -> Callable[[Any], Sequence[Step]]:
     """A function state -> the steps to explore from it.  ``may_send(state, q, p)``:
     an over-approximation of "q may still append to channel q -> p" (default: the
-    system's ``may_send`` if it has one, else always true)."""
+    system's, when it declares :class:`~fisheye.impl.api.MessagePassing`, else always
+    true)."""
     kind = kind_of(system, reduction)
     if kind == "none":
         return system.enabled
     if kind == "stubborn":
         return lambda state: stubborn_steps(system, state)
-    if may_send is None:
-        may_send = getattr(system, "may_send", None)
-    unordered = getattr(system, "network", Network.FIFO) == Network.UNORDERED
+    mp = _message_passing(system)
+    if may_send is None and mp is not None:
+        may_send = mp.may_send
+    channels = mp if mp is not None else (system if isinstance(system, HasChannels) else None)
+    unordered = channels is not None and channels.network is Network.UNORDERED
     return lambda state: process_steps(system, state, may_send=may_send, unordered=unordered)
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fisheye.impl.api import Step
+from fisheye.impl.api import Expectation, Step, System, explorer_judged
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
 from fisheye.spec.models import Model
@@ -61,6 +61,7 @@ class ReportBuilder:
     _outcomes: set[tuple[Any, ...]] = field(default_factory=set)
     _verdicts: dict[tuple[Any, ...], str] = field(default_factory=dict)
     _violations: dict[tuple[str, tuple[Any, ...]], _Violation] = field(default_factory=dict)
+    _held: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if self.model is not None and not isinstance(self.model, Model):
@@ -84,6 +85,9 @@ class ReportBuilder:
             self._violation("deadlock", "deadlock", rec, length, schedule)
         for prop in rec.broadcast:
             self._violation(prop, "broadcast", rec, length, schedule)
+        for prop, _why in rec.judged.failed:
+            self._violation(prop, "property", rec, length, schedule)
+        self._held.update(rec.judged.held)
         if rec.kind != FINAL:
             return
         self.terminal_states += 1
@@ -136,7 +140,7 @@ class ReportBuilder:
         names = read_names(system)
         values = sorted((list(o) for o in self._outcomes), key=_sort_key)
         vios = sorted(self._violations.values(), key=lambda v: (v.violates, v.length))
-        desc = system.describe() if hasattr(system, "describe") else {}
+        desc = system.info.describe() if isinstance(system, System) else {}
         out: dict[str, Any] = {
             "scenario": self.scenario if self.scenario is not None else desc.get("scenario"),
             "graph": self.graph.to_json(),
@@ -165,10 +169,30 @@ class ReportBuilder:
             "seconds": round(seconds, 3),
             "states_per_second": round(states / seconds) if seconds > 0 else None,
         }
+        out["properties"] = self._properties(complete)
         if stopped:
             out["stopped"] = stopped
         if extra:
             out.update(extra)
+        return out
+
+
+    def _properties(self, complete: bool) -> list[dict[str, Any]]:
+        """The system's properties judged here with their status: ``held`` or
+        ``violated`` (always), ``held`` or ``never held`` (sometimes; ``not seen`` when
+        the exploration was cut short)."""
+        system = self.ctx.system
+        if not isinstance(system, System):
+            return []
+        names = {v.violates for v in self._violations.values()}
+        out = []
+        for p in explorer_judged(system.properties()):
+            if p.expectation is Expectation.ALWAYS:
+                status = "violated" if p.name in names else ("held" if complete else "not violated so far")
+            else:
+                status = "held" if p.name in self._held else ("never held" if complete else "not seen")
+            out.append({"name": p.name, "expectation": p.expectation.value, "kind": p.kind.value,
+                        "status": status})
         return out
 
 
@@ -179,7 +203,7 @@ def _sort_key(values: list[Any]) -> tuple[Any, ...]:
 def exit_status(report: dict[str, Any]) -> int:
     """Contract section 3: 0 complete and no violation, 1 violations, 3 cut short (or a
     check that could not decide) before finding any violation."""
-    if report["violations_total"]:
+    if report["violations_total"] or any(p["status"] == "never held" for p in report.get("properties", ())):
         return 1
     if not report["complete"] or report.get("unknown_checks"):
         return 3
