@@ -180,7 +180,7 @@ _NEVER = object()
 def jepsen_register_history(rng: random.Random, n_ops: int = 5000, *, threads: int = 50,
                             per_key: int = 5, n_keys: int = 100, values: int | None = 5,
                             p_info: float = 0.06, p_write: float = 0.5,
-                            p_stale: float = 0.0, maybe: bool = True) -> History:
+                            p_stale: float = 0.0, maybe: bool = True, timed: bool = False) -> History:
     """A history shaped like a Jepsen register test of a replicated store
     (``jepsen.independent`` over a linearizable register per key, as in Jepsen's MongoDB
     and etcd tests): ``threads`` client threads in groups of ``per_key``; each group works
@@ -195,7 +195,9 @@ def jepsen_register_history(rng: random.Random, n_ops: int = 5000, *, threads: i
     took effect or not (each half of the time) and is kept marked ``maybe`` (with
     ``maybe=False``: kept, unmarked, only when it did); the thread then continues as a
     new process, as Jepsen's do, so the history has about ``threads + p_info * n_ops``
-    processes.  Every key starts at ``"nil"`` (as Jepsen's ``nil``)."""
+    processes.  Every key starts at ``"nil"`` (as Jepsen's ``nil``).  ``timed``: every
+    operation carries its invocation and completion step (``null`` completion for a
+    timed-out write, as Jepsen's ``:info``)."""
     keys = [f"k{i}" for i in range(n_keys)]
     quota = max(1, -(-n_ops // n_keys)) + 2  # a little over: timed-out reads are dropped
     groups = [list(range(g, min(g + per_key, threads))) for g in range(0, threads, per_key)]
@@ -211,7 +213,10 @@ def jepsen_register_history(rng: random.Random, n_ops: int = 5000, *, threads: i
     exhausted: set[int] = set()
     issued = 0
     never_value: dict[int, Any] = {}
+    invoked: dict[int, int] = {}
+    now = 0
     while len(ops) < n_ops and (pending or len(exhausted) < len(groups)):
+        now += 1
         t = rng.randrange(threads)
         g = t // per_key
         if t in pending:
@@ -236,7 +241,7 @@ def jepsen_register_history(rng: random.Random, n_ops: int = 5000, *, threads: i
                     continue  # a read whose value is unknown, or a write that did not happen
                 if v is _NEVER:
                     v = never_value.pop(t)
-            ops.append((f"p{proc}", kind, key, v, info))
+            ops.append((f"p{proc}", kind, key, v, info, (invoked[t], None if info else now)))
             continue
         if g not in key_of_group or done_on_key[key_of_group[g]] >= quota:
             if next_key >= n_keys:
@@ -248,6 +253,7 @@ def jepsen_register_history(rng: random.Random, n_ops: int = 5000, *, threads: i
         done_on_key[k] += 1
         key = keys[k]
         info = rng.random() < p_info
+        invoked[t] = now
         issued += 1
         fresh = issued
         if rng.random() < p_write:
@@ -261,10 +267,14 @@ def jepsen_register_history(rng: random.Random, n_ops: int = 5000, *, threads: i
         # still running when the test ends: a write that may have taken effect (Jepsen
         # completes them as :info); one that has taken effect must stay when unmarked
         if kind == "w" and (maybe or took):
-            ops.append((f"p{proc}", kind, key, never_value.get(t, v) if v is _NEVER else v, True))
+            ops.append((f"p{proc}", kind, key, never_value.get(t, v) if v is _NEVER else v, True,
+                        (invoked[t], None)))
     procs = tuple(f"p{i}" for i in range(n_procs))
     data: dict[str, list[list[Any]]] = {p: [] for p in procs}
-    for p, kind, reg, v, info in ops:
-        data[p].append([kind, reg, v, {"maybe": True}] if info and maybe else [kind, reg, v])
+    for p, kind, reg, v, info, when in ops:
+        ext: dict[str, Any] = {"t": list(when)} if timed else {}
+        if info and maybe:
+            ext["maybe"] = True
+        data[p].append([kind, reg, v, ext] if ext else [kind, reg, v])
     data = {p: o for p, o in data.items() if o}
     return History.build(data, processes=tuple(data), initial=dict.fromkeys(keys, "nil"))
