@@ -181,7 +181,9 @@ def load(path: str | Path) -> Counterexample:
 
 def deadlock_details(system: System[Any], state: Any) -> str:
     """Who waits for what in a deadlocked state (from the delivery logs)."""
-    logs = system.delivery_logs(state)
+    from fisheye.spec.broadcast import Event
+
+    logs = {p: [e for e in log if isinstance(e, Event)] for p, log in system.delivery_logs(state).items()}
     sent = {e.msg for log in logs.values() for e in log if e.kind == "broadcast"}
     parts = []
     for p, log in logs.items():

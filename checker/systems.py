@@ -21,9 +21,11 @@ names a factory that rebuilds it.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Callable
 from importlib.metadata import entry_points
+from types import ModuleType
 from typing import Any
 
 from fisheye.impl.api import System, SystemFactory, SystemRequest
@@ -52,6 +54,8 @@ def _from_path(name: str) -> SystemFactory:
         module = importlib.import_module(module_name)
     except ImportError as e:
         raise ValueError(f"system {name!r}: cannot import {module_name} ({e})") from None
+    if not module_name.startswith("fisheye.") and module not in _LOADED:
+        _LOADED.append(module)
     obj: Any = module
     for part in attr.split("."):
         try:
@@ -66,6 +70,47 @@ def _callable(name: str, obj: Any) -> SystemFactory:
         raise ValueError(f"system {name!r} is not callable")
     factory: Callable[[SystemRequest], Any] = obj
     return factory
+
+
+_LOADED: list[ModuleType] = []
+"""The user modules loaded by ``package.module:factory`` names."""
+
+
+def _root(module: ModuleType) -> str | None:
+    """The directory from which ``module`` was imported (its sys.path entry)."""
+    file = getattr(module, "__file__", None)
+    if file is None:
+        return None
+    root = os.path.dirname(os.path.abspath(file))
+    for _ in range(module.__name__.count(".") + (1 if file.endswith("__init__.py") else 0)):
+        root = os.path.dirname(root)
+    return root
+
+
+def ship_to_spark() -> None:
+    """Let Spark's Python workers import the user systems loaded from the Python path
+    (their path is not the driver's): the modules' directories are added to the
+    workers' ``PYTHONPATH`` (through the environment of a JVM still to start, the
+    ``spark.executorEnv.PYTHONPATH`` property of a running one, and the environment of
+    an active context).  Call before exploring on Spark."""
+    roots = [r for r in dict.fromkeys(_root(m) for m in _LOADED) if r]
+    if not roots:
+        return
+    from pyspark import SparkContext
+
+    def extend(old: str | None) -> str:
+        parts = [p for p in (old or "").split(os.pathsep) if p]
+        return os.pathsep.join(parts + [r for r in roots if r not in parts])
+
+    os.environ["PYTHONPATH"] = extend(os.environ.get("PYTHONPATH"))
+    jvm = getattr(SparkContext, "_jvm", None)
+    if jvm is not None:
+        props = jvm.java.lang.System
+        key = "spark.executorEnv.PYTHONPATH"
+        props.setProperty(key, extend(props.getProperty(key)))
+    active = SparkContext._active_spark_context
+    if active is not None:
+        active.environment["PYTHONPATH"] = extend(active.environment.get("PYTHONPATH"))
 
 
 def entry_point_names() -> tuple[str, ...]:

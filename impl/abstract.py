@@ -62,6 +62,7 @@ from fisheye.spec import broadcast as bspec
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import DEFAULT_INITIAL, History, Value
 
+from . import registers
 from .api import (
     Network,
     Property,
@@ -240,11 +241,8 @@ class AbstractSystem:
 
     # ---- recorder -------------------------------------------------------------------------
     def history(self, st: AState) -> History:
-        data: dict[str, list[list[Any]]] = {}
-        for p, ops, pc, res in zip(self.processes, self._ops, st.pc, st.results, strict=True):
-            it = iter(res)
-            data[p] = [["w", op.register, op.value] if isinstance(op, Write) else ["r", op.register, next(it)]
-                       for op in ops[:pc]]
+        data = {p: registers.operations(ops, pc, res)
+                for p, ops, pc, res in zip(self.processes, self._ops, st.pc, st.results, strict=True)}
         return History.build(data, processes=self.processes, edges=self.graph.edges,
                              initial=dict(self.program.initial))
 

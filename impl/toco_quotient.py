@@ -29,7 +29,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from fisheye.impl.api import Step
-from fisheye.impl.toco import CATCH_UP, wire_id
+from fisheye.impl.toco import CATCH_UP, TOCOBC, wire_id
+
+_CACHE = 1 << 18        # entries of an identity-keyed memo before it is cleared
 
 
 class DeadClockSystem:
@@ -49,7 +51,12 @@ class DeadClockSystem:
         nb = raw._cfgs[0].neighbours if n else ()
         self.dead = tuple((not use_t1) or not nb[k] for k in range(n))
         self._nbrs = nb
-        self._dv_memo: dict[tuple[int, tuple[bool, ...]], tuple[bool, ...]] = {}
+        self._dv_memo: dict[tuple[int, int], tuple[bool, ...]] = {}
+        self._dc_cache: dict[int, tuple[Any, tuple[bool, int]]] = {}
+        self._dv_last: list[Any] = [None, None]
+        self._pindex = {p: i for i, p in enumerate(self.processes)}
+        self._out_of = tuple(tuple(i * n + k for k in range(n)) for i in range(n))
+        self._into = tuple(tuple(k * n + i for k in range(n)) for i in range(n))
         from fisheye.impl.programs import Write
 
         ops = raw.program.ops
@@ -63,52 +70,80 @@ class DeadClockSystem:
         Statically when p_k has no neighbour (or T1 is dropped); dynamically once every
         neighbour p_j of p_k has broadcast all its messages and p_i has delivered them
         all, since T1 (line 23) reads ``total_i[k]`` only for pending messages of such
-        p_j, and no such message can be pending at p_i any more."""
-        n = self.n
+        p_j, and no such message can be pending at p_i any more.  Computed from a
+        per-process summary (:meth:`_done_counts`) and memoised per row."""
         procs = state.procs
-        W, dead, nbrs, memo = self._writes, self.dead, self._nbrs, self._dv_memo
-        fin = tuple(ps.reg.pc > lw for ps, lw in zip(procs, self._last_w, strict=True))
+        sums = [self._done_counts(i, ps) for i, ps in enumerate(procs)]
+        fin = 0
+        for j, (f, _) in enumerate(sums):
+            if f:
+                fin |= 1 << j
+        memo = self._dv_memo
         out = []
-        for i, ps in enumerate(procs):
-            t = ps.toco
-            c = t.causal     # line 29: causal_i[j] counts p_j's messages delivered at p_i (j != i)
-            own = t.sent - sum(1 for m in t.pending if m.sender == i)
-            done = tuple(fin[j] and (own if j == i else c[j]) >= W[j] for j in range(n))
-            key = (i, done)
+        for i, (_, allcnt) in enumerate(sums):
+            key = (i, fin & allcnt)
             row = memo.get(key)
             if row is None:
-                row = memo[key] = tuple(k != i and (dead[k] or all(done[j] for j in nbrs[k]))
-                                        for k in range(n))
+                done = fin & allcnt
+                row = memo[key] = tuple(
+                    k != i and (self.dead[k] or all((done >> j) & 1 for j in self._nbrs[k]))
+                    for k in range(self.n))
             out.append(row)
         return tuple(out)
 
-    def canon(self, state: Any, only: int | None = None) -> Any:
+    def _done_counts(self, i: int, ps: Any) -> tuple[bool, int]:
+        """Of p_i's local state alone: whether p_i has invoked all its writes, and the
+        set (bit mask) of processes p_j all of whose messages p_i has delivered
+        (``causal_i[j]``, line 29; for j = i, its own messages no longer pending)."""
+        cache = self._dc_cache
+        e = cache.get(id(ps))
+        if e is not None and e[0] is ps:
+            return e[1]
+        t = ps.toco
+        c = t.causal
+        own = t.sent - sum(1 for m in t.pending if m.sender == i)
+        W = self._writes
+        allcnt = 0
+        for j in range(self.n):
+            if (own if j == i else c[j]) >= W[j]:
+                allcnt |= 1 << j
+        r = (ps.reg.pc > self._last_w[i], allcnt)
+        if len(cache) >= _CACHE:
+            cache.clear()
+        cache[id(ps)] = (ps, r)
+        return r
+
+    def canon(self, state: Any, dv: Any = None, procs_at: Any = None, chans_at: Any = None) -> Any:
         """The quotient map h: dead views set to 0, CATCH_UP messages feeding a dead view
-        removed from their channel (the other messages keep their FIFO order)."""
+        removed from their channel (the other messages keep their FIFO order).
+
+        ``dv``: the state's dead views if known; ``procs_at`` / ``chans_at``: the only
+        processes and channels (indices) that may need it, when the state is a
+        successor of a quotiented state (see :meth:`apply`)."""
         n = self.n
-        dv = self.dead_views(state)
+        if dv is None:
+            dv = self.dead_views(state)
         procs = state.procs
-        newp = []
+        newp = list(procs)
         changed = False
-        for i, ps in enumerate(procs):
+        for i in range(n) if procs_at is None else procs_at:
+            ps = procs[i]
             tot = ps.toco.total
             di = dv[i]
             if any(di[k] and tot[k] for k in range(n)):
                 tot = tuple(0 if di[k] else v for k, v in enumerate(tot))
-                ps = ps._replace(toco=ps.toco._replace(total=tot))
+                newp[i] = ps._replace(toco=ps.toco._replace(total=tot))
                 changed = True
-            newp.append(ps)
         chans = state.channels
         ch = None
-        for src in range(n):
-            for dst in range(n):
-                if src == dst or not dv[dst][src]:
-                    continue
-                c = chans[src * n + dst]
+        for idx in range(n * n) if chans_at is None else chans_at:
+            src, dst = divmod(idx, n)
+            if src != dst and dv[dst][src]:
+                c = chans[idx]
                 if c and any(w[0] == CATCH_UP for w in c):
                     if ch is None:
                         ch = list(chans)
-                    ch[src * n + dst] = tuple(w for w in c if w[0] != CATCH_UP)
+                    ch[idx] = tuple(w for w in c if w[0] != CATCH_UP)
         if ch is not None:
             chans = tuple(ch)
             changed = True
@@ -124,7 +159,28 @@ class DeadClockSystem:
         return self.raw.enabled(state)
 
     def apply(self, state: Any, step: Step) -> Any:
-        return self.canon(self.raw.apply(state, step))
+        """h(raw step) from a quotiented state, touching only what the step can change:
+        a receipt at p_i changes no dead view (its pending message is another process's,
+        p_i's counters and program counter stay), so only ``total_i`` and the channels
+        out of p_i (new CATCH_UPs) may need the quotient; a delivery at p_i changes only
+        row i of the dead views (p_i's counters), so only ``total_i`` and the channels
+        into p_i; an operation may end a process's writes: everything is recomputed."""
+        child = self.raw.apply(state, step)
+        if step.kind == "op":
+            return self.canon(child)
+        i = self._pindex[step.process]
+        last = self._dv_last
+        if last[0] is state:
+            dvp = last[1]
+        else:
+            dvp = self.dead_views(state)
+            last[0], last[1] = state, dvp
+        if step.kind == "recv":
+            return self.canon(child, dvp, (i,), self._out_of[i])
+        if step.kind == "deliver":
+            dv = self.dead_views(child)
+            return self.canon(child, dv, (i,), self._into[i])
+        return self.canon(child)
 
     def is_final(self, state: Any) -> bool:
         return self.raw.is_final(state)
@@ -234,6 +290,40 @@ class ProtocolPor:
                    for j in range(n))
         return rem, mt, mc, self.dead_views(state)
 
+    def por_key(self, state: Any, enabled: dict[int, Step]) -> Any:
+        """A summary of ``state`` on which :meth:`por_dependents` and :meth:`por_enablers`
+        (for every transition) depend entirely, so that a stubborn set computed for one
+        state serves every state with the same key: the enabled transitions; per process
+        whether a write remains, whether its program has ended, whether a read still to
+        run reads a register an undelivered message writes, whether C (line 21) is
+        non-empty, the processes all of whose messages it delivered, and whether its
+        writes are all invoked (these two give the dead views); per channel whether it
+        is empty, holds a TOCOBC, or holds CATCH_UPs only."""
+        emask = 0
+        for t in enabled:
+            emask |= 1 << t
+        procs = state.procs
+        return (emask, tuple(self._por_proc(i, ps) for i, ps in enumerate(procs)),
+                tuple(self._chan_kind(c) if c else 0 for c in state.channels))
+
+    def _por_proc(self, i: int, ps: Any) -> tuple[Any, ...]:
+        cache = self._pp_cache
+        e = cache.get(id(ps))
+        if e is not None and e[0] is ps:
+            return e[1]
+        toco = ps.toco
+        causal = toco.causal
+        cne = any(all(a <= b for a, b in zip(m.caus, causal, strict=True)) for m in toco.pending)
+        r = (ps.reg.pc >= len(self.raw.program.ops[i]), self._reads_undelivered_ps(i, ps), cne,
+             self._done_counts(i, ps))
+        if len(cache) >= _CACHE:
+            cache.clear()
+        cache[id(ps)] = (ps, r)
+        return r
+
+    def _chan_kind(self, c: tuple[Any, ...]) -> int:
+        return 2 if any(w[0] == TOCOBC for w in c) else 1
+
     def por_enabled(self, state: Any) -> dict[int, Step]:
         tid = self._tid
         return {tid[s]: s for s in self.raw.enabled(state)}
@@ -291,10 +381,12 @@ class ProtocolPor:
         return out
 
     def _reads_undelivered(self, state: Any, i: int) -> bool:
+        return self._reads_undelivered_ps(i, state.procs[i])
+
+    def _reads_undelivered_ps(self, i: int, ps: Any) -> bool:
         """Whether a read or await still to run at p_i reads a register that a message
         p_i has not delivered yet writes (messages of a sender are delivered in sequence
         order: C, line 21, so p_j's undelivered ones are those from ``causal_i[j]`` on)."""
-        ps = state.procs[i]
         regs = self._read_regs_from[i][ps.reg.pc]
         if not regs:
             return False
@@ -329,4 +421,230 @@ class ProtocolSystem(DeadClockSystem, ProtocolPor):
         DeadClockSystem.__init__(self, raw)
         self._por_init(raw)
         self._fcache: list[Any] = [None, None]
+        self._pp_cache: dict[int, tuple[Any, tuple[Any, ...]]] = {}
         self.por_supported = raw.network.value == "fifo"
+        self._codec: ProtocolCodec | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        d = dict(self.__dict__)
+        d["_fcache"], d["_pp_cache"], d["_dc_cache"], d["_dv_memo"] = [None, None], {}, {}, {}
+        d["_dv_last"] = [None, None]
+        return d
+
+    def state_codec(self) -> ProtocolCodec:
+        """The compact canonical byte encoding of this system's states."""
+        if self._codec is None:
+            self._codec = ProtocolCodec(self.raw)
+        return self._codec
+
+
+class ProtocolCodec:
+    """A compact, canonical, invertible byte encoding of the protocol level's states
+    (``GlobalState`` of :class:`fisheye.impl.system.TocoSystem`).
+
+    Layout: one *segment* per process (``ProcState``), then one per channel, in index
+    order.  A segment is a length header (one byte below 255, else ``0xff`` and four
+    bytes) and a body: ``0x00`` then the part flattened into small integers, one byte
+    each (``0x01`` and four bytes each if one exceeds 255); an empty channel is the
+    header 0 alone.  What is not stored is known statically: a message's payload is the
+    ``seq``-th write of its sender's program (Algorithm 2, line 2), a TOCOBC's sender is
+    its channel's source, register values are indices into the program's value table.
+
+    Equal states give equal bytes and ``decode(encode(s)) == s``.  Segments repeat
+    across states, so both directions are memoised per segment (bounded caches that are
+    not pickled): decoding returns shared objects, which the next encoding recognises
+    by identity."""
+
+    CACHE = 1 << 18
+
+    def __init__(self, raw: Any):
+        from fisheye.impl.programs import Write
+        from fisheye.impl.registers import RegState
+        from fisheye.impl.system import GlobalState, ProcState
+        from fisheye.impl.toco import Msg, TocoState
+
+        self._types = (GlobalState, ProcState, TocoState, RegState, Msg)
+        self.n = n = len(raw.processes)
+        ops = raw.program.ops
+        self.payloads = tuple(tuple((op.register, op.value) for op in o if isinstance(op, Write))
+                              for o in ops)
+        values: list[Any] = list(raw.initial().procs[0].reg.copies) if n else []
+        for o in ops:
+            for op in o:
+                if hasattr(op, "value"):
+                    values.append(op.value)
+        table: list[Any] = []
+        for v in values:
+            if not any(type(v) is type(w) and v == w for w in table):
+                table.append(v)
+        if len(set(table)) != len(table):
+            raise ValueError("values equal across types (e.g. 1 and True): no compact codec")
+        self.values = tuple(table)
+        self.vidx = {v: k for k, v in enumerate(table)}
+        self.R = len(raw.registers)
+        self._reset()
+
+    def _reset(self) -> None:
+        self._penc: dict[int, tuple[Any, bytes]] = {}
+        self._cenc: dict[int, tuple[Any, bytes]] = {}
+        self._pdec: dict[bytes, Any] = {}
+        self._cdec: list[dict[bytes, Any]] = [{} for _ in range(self.n)]
+
+    def __getstate__(self) -> dict[str, Any]:
+        d = {k: v for k, v in self.__dict__.items() if k not in ("_penc", "_cenc", "_pdec", "_cdec")}
+        return d
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        self.__dict__.update(d)
+        self._reset()
+
+    # ---- encode ----------------------------------------------------------------------------
+    @staticmethod
+    def _segment(flat: list[int]) -> bytes:
+        try:
+            body = b"\x00" + bytes(flat)
+        except ValueError:
+            from array import array
+
+            body = b"\x01" + array("I", flat).tobytes()
+        k = len(body)
+        return (bytes((k,)) if k < 255 else b"\xff" + k.to_bytes(4, "little")) + body
+
+    def _proc(self, ps: Any) -> bytes:
+        e = self._penc.get(id(ps))
+        if e is not None and e[0] is ps:
+            return e[1]
+        t, r = ps.toco, ps.reg
+        vidx = self.vidx
+        f = [*t.causal, *t.total, t.sent, len(t.pending)]
+        for m in t.pending:
+            f.append(m.sender)
+            f.append(m.seq)
+            f += m.caus
+            f.append(m.tot)
+        f.append(r.pc)
+        f.append(1 if r.waiting else 0)
+        f += [vidx[v] for v in r.copies]
+        f.append(len(r.results))
+        f += [vidx[v] for v in r.results]
+        f.append(len(ps.log))
+        for ev in ps.log:
+            f += ev
+        b = self._segment(f)
+        if len(self._penc) >= self.CACHE:
+            self._penc.clear()
+        self._penc[id(ps)] = (ps, b)
+        return b
+
+    def _chan(self, c: tuple[Any, ...]) -> bytes:
+        if not c:
+            return b"\x00"
+        e = self._cenc.get(id(c))
+        if e is not None and e[0] is c:
+            return e[1]
+        f = [len(c)]
+        for kind, body in c:
+            if kind == TOCOBC:
+                f.append(0)
+                f.append(body.seq)
+                f += body.caus
+                f.append(body.tot)
+            else:
+                f.append(1)
+                f.append(body)
+        b = self._segment(f)
+        if len(self._cenc) >= self.CACHE:
+            self._cenc.clear()
+        self._cenc[id(c)] = (c, b)
+        return b
+
+    def encode(self, state: Any) -> bytes:
+        proc, chan = self._proc, self._chan
+        return b"".join([*map(proc, state.procs), *map(chan, state.channels)])
+
+    # ---- decode ----------------------------------------------------------------------------
+    @staticmethod
+    def _ints(body: bytes) -> Any:
+        if body[0] == 0:
+            return iter(body[1:])
+        from array import array
+
+        a = array("I")
+        a.frombytes(body[1:])
+        return iter(a)
+
+    def _dec_proc(self, body: bytes) -> Any:
+        _, ProcState, TocoState, RegState, Msg = self._types
+        n, values, payloads = self.n, self.values, self.payloads
+        nxt = self._ints(body).__next__
+        causal = tuple(nxt() for _ in range(n))
+        total = tuple(nxt() for _ in range(n))
+        sent = nxt()
+        pend = []
+        for _ in range(nxt()):
+            s, q = nxt(), nxt()
+            caus = tuple(nxt() for _ in range(n))
+            pend.append(Msg(s, q, caus, nxt(), payloads[s][q]))
+        pc = nxt()
+        waiting = nxt() == 1
+        copies = tuple(values[nxt()] for _ in range(self.R))
+        results = tuple(values[nxt()] for _ in range(nxt()))
+        log = tuple((nxt(), nxt(), nxt()) for _ in range(nxt()))
+        return ProcState(TocoState(causal, total, tuple(pend), sent),
+                         RegState(pc, waiting, copies, results), log)
+
+    def _dec_chan(self, src: int, body: bytes) -> tuple[Any, ...]:
+        Msg = self._types[4]
+        n, payloads = self.n, self.payloads
+        nxt = self._ints(body).__next__
+        c: list[Any] = []
+        for _ in range(nxt()):
+            if nxt() == 0:
+                q = nxt()
+                caus = tuple(nxt() for _ in range(n))
+                c.append((TOCOBC, Msg(src, q, caus, nxt(), payloads[src][q])))
+            else:
+                c.append((CATCH_UP, nxt()))
+        return tuple(c)
+
+    def decode(self, data: bytes) -> Any:
+        n = self.n
+        pos = 0
+        procs = []
+        pdec = self._pdec
+        for _ in range(n):
+            k = data[pos]
+            if k == 255:
+                k = int.from_bytes(data[pos + 1:pos + 5], "little")
+                pos += 4
+            seg = data[pos + 1:pos + 1 + k]
+            pos += 1 + k
+            ps = pdec.get(seg)
+            if ps is None:
+                if len(pdec) >= self.CACHE:
+                    pdec.clear()
+                ps = pdec[seg] = self._dec_proc(seg)
+            procs.append(ps)
+        chans: list[Any] = []
+        empty: tuple[Any, ...] = ()
+        for idx in range(n * n):
+            k = data[pos]
+            if k == 0:
+                pos += 1
+                chans.append(empty)
+                continue
+            if k == 255:
+                k = int.from_bytes(data[pos + 1:pos + 5], "little")
+                pos += 4
+            seg = data[pos + 1:pos + 1 + k]
+            pos += 1 + k
+            cd = self._cdec[idx // n]
+            c = cd.get(seg)
+            if c is None:
+                if len(cd) >= self.CACHE:
+                    cd.clear()
+                c = cd[seg] = self._dec_chan(idx // n, seg)
+            chans.append(c)
+        if pos != len(data):
+            raise ValueError("trailing bytes in a state encoding")
+        return self._types[0](tuple(procs), tuple(chans))

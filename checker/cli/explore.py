@@ -50,6 +50,16 @@ def register(sub: Any) -> None:
                    help="do not cut runs whose figure reads deviate (fig6)")
     p.add_argument("--max-states", type=int, default=None, metavar="N")
     p.add_argument("--timeout", type=float, default=None, metavar="S")
+    p.add_argument("--memory", default=None, metavar="SIZE",
+                   help="memory the search may use, e.g. 4G or 512M (the frontier goes to disk beyond it)")
+    p.add_argument("--exact-states", action="store_true",
+                   help="keep exact states in the visited set instead of 64-bit fingerprints (small runs)")
+    p.add_argument("--checkpoint", default=None, metavar="DIR",
+                   help="save the search in DIR at the end of a level, every --checkpoint-every seconds")
+    p.add_argument("--checkpoint-every", type=float, default=300.0, metavar="S",
+                   help="seconds between checkpoints (default 300)")
+    p.add_argument("--resume", default=None, metavar="DIR",
+                   help="continue the search saved in DIR (same scenario and options)")
     p.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress display on stderr")
     p.add_argument("--spark", action="store_true", help="explore on Spark (fisheye.checker.spark)")
@@ -67,6 +77,21 @@ def _positive(name: str, v: float | int | None) -> None:
         raise UsageError(f"{name} must be positive")
 
 
+def _size(text: str | None) -> int | None:
+    """``4G``, ``512M``, ``100K`` or a number of bytes."""
+    if text is None:
+        return None
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(t[-1:], 1)
+    try:
+        n = float(t[:-1] if mult > 1 else t) * mult
+    except ValueError:
+        raise UsageError(f"--memory: {text!r} is not a size (e.g. 4G, 512M)") from None
+    if n <= 0:
+        raise UsageError("--memory must be positive")
+    return int(n)
+
+
 def run(args: argparse.Namespace) -> int:
     from fisheye.spec.graph import parse_graph_option
 
@@ -81,6 +106,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--crashes must be >= 0")
     if (args.master or args.partitions or args.parquet) and not args.spark:
         raise UsageError("--master, --partitions and --parquet need --spark")
+    memory = _size(args.memory)
+    if args.checkpoint and args.resume and args.checkpoint != args.resume:
+        raise UsageError("--checkpoint and --resume name different directories")
+    if (args.checkpoint or args.resume) and args.spark:
+        raise UsageError("--checkpoint and --resume apply to the local search (not --spark)")
     if args.system is not None and args.algorithm != "toco" and args.system != args.algorithm:
         raise UsageError("--system and --algorithm name two different systems")
     system_name = args.system or args.algorithm
@@ -117,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 msg += f"; with --algorithm lcb: {', '.join(LCB_SCENARIOS)}"
         raise UsageError(msg) from None
-    model = None if args.model == "none" or not hasattr(ctx.system, "history") else args.model
+    model = None if args.model == "none" else args.model
     level = "protocol" if system_name == "lcb" else args.level
     progress = None if args.quiet else Progress(label=f"explore {args.scenario} ({level})")
 
@@ -131,14 +161,22 @@ def run(args: argparse.Namespace) -> int:
             from fisheye.checker.spark import explore as spark_explore
         except ImportError as e:
             raise UsageError(f"--spark is not available ({e})") from None
+        from ..systems import ship_to_spark
+
+        ship_to_spark()
         report = spark_explore(ctx, builder(ctx), master=args.master, partitions=args.partitions,
                                max_states=args.max_states, timeout=args.timeout, progress=not args.quiet,
                                parquet=args.parquet)
     else:
         from ..explore.engine import explore
 
-        report = explore(ctx, builder(ctx), max_states=args.max_states, timeout=args.timeout,
-                         progress=progress)
+        try:
+            report = explore(ctx, builder(ctx), max_states=args.max_states, timeout=args.timeout,
+                             progress=progress, memory=memory, exact=args.exact_states,
+                             checkpoint=args.resume or args.checkpoint, resume=args.resume is not None,
+                             checkpoint_every=args.checkpoint_every)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
     if args.full:
         from ..explore.engine import explore
 

@@ -75,7 +75,7 @@ def test_unordered_channels_reach_the_same_histories():
 
 def test_a_sometimes_property_that_never_holds_fails_the_run(capsys):
     rep = explore("race", "sc")
-    assert rep["violations_total"] == 0
+    assert (rep["states"], rep["terminal_states"], rep["histories"], rep["violations_total"]) == (35, 6, 3, 0)
     assert {p["name"]: p["status"] for p in rep["properties"]}["stale read"] == "never held"
     assert main(["explore", "race", "--system", NAME, "--model", "sc", "--quiet"]) == 1
 
@@ -109,3 +109,27 @@ def test_every_scenario_converges():
         rep = explore(name, "sc")
         assert rep["complete"]
         assert {p["name"]: p["status"] for p in rep["properties"]}["convergence"] == "held"
+
+
+def test_an_entry_point_names_the_factory(monkeypatch, capsys):
+    from importlib.metadata import EntryPoint
+
+    import fisheye.checker.systems as systems
+
+    eps = [EntryPoint(name="lww", value="lww:make", group=systems.ENTRY_POINT_GROUP)]
+    monkeypatch.setattr(systems, "entry_points",
+                        lambda group: eps if group == systems.ENTRY_POINT_GROUP else [])
+    s = make_system("lww", SystemRequest("dekker"))
+    assert s.info.algorithm == "lww"
+    assert main(["explore", "dekker", "--system", "lww", "--model", "sc", "--quiet"]) == 1
+
+
+@pytest.mark.spark
+def test_spark_explores_the_protocol_like_the_local_search(capsys):
+    assert main(["explore", "causal", "--system", NAME, "--model", "cc", "--quiet", "--json", "--spark",
+                 "--master", "local[2]"]) == 1
+    remote = json.loads(capsys.readouterr().out)
+    local = explore("causal", "cc")
+    assert remote["engine"] == "spark"
+    for key in ("states", "terminal_states", "histories", "violations_total", "properties"):
+        assert remote[key] == local[key], key
