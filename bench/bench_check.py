@@ -1,4 +1,4 @@
-"""Benchmarks of the direct checker (issue 3); results go to docs/benchmarks.md by hand.
+"""Benchmarks of the checkers; results go to docs/benchmarks.md by hand.
 
 Every measurement runs in a fresh subprocess so that its peak memory (``ru_maxrss``) is
 its own; wall time and CPU time (``process_time``, robust to a loaded machine) are both
@@ -12,11 +12,22 @@ Suites (``--suite``):
   sc, fisheye and fisheye-2014 (random graph, density 0.3);
 * ``alg2``: random runs of Algorithm 2 (``fisheye.impl``), 8 processes, 1,000
   operations, fisheye and sc (``--alg2-cache DIR`` reuses generated runs);
+* ``jepsen``: the whole command ``fisheye check FILE --model M --graph complete`` (process
+  start, loading, the check, the witness's validation), wall time, CPU time and peak RSS of
+  the child, on histories shaped like a Jepsen register test of a replicated store
+  (``histgen.jepsen_register_history``: 5,000 operations, about 350 processes, 100 keys,
+  timed-out writes marked maybe), fresh values (``jepsen``) and five values per key
+  (``jepsen5``), and 2,000 operations on 20 keys with three values per key and 5 %
+  indeterminate operations (``rep3``); ``jepsen5`` and ``rep3`` carry real time (as
+  imported Jepsen histories do), ``jepsen5-untimed`` and ``rep3-untimed`` do not;
+  targets: under 2 s and 500 MiB (5,000 operations), decided under 10 s (``rep3``);
 * ``ratio``: direct vs Z3 on 200-operation histories (causal memory runs for cc,
   sequenced per component for fisheye, serialisations for sc), per model, the ratio of
   medians measured in the same run.
 
-Usage: ``.venv/bin/python bench/bench_check.py --suite size --repeat 3 --max-ops 100000``.
+Usage: ``.venv/bin/python bench/bench_check.py --suite size --repeat 3 --max-ops 100000``;
+``--suite alg2 --ops 1000 --repeat 5 --models fisheye,fisheye-2014``;
+``--suite jepsen --repeat 3``.
 Prints one JSON line per measurement and a summary table of medians.
 """
 
@@ -30,6 +41,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -96,6 +108,53 @@ def one(kind: str, model: str, n_ops: int, seed: int, engine: str, cache: str | 
             "history_rss_mib": round(rss0 / 1024, 1), "message": res.message}
 
 
+JEPSEN_SHAPES = {
+    "jepsen": {"n_ops": 5000, "values": None},
+    "jepsen5": {"n_ops": 5000, "values": 5, "timed": True},
+    "rep3": {"n_ops": 2000, "values": 3, "n_keys": 20, "p_info": 0.05, "timed": True},
+    "jepsen5-untimed": {"n_ops": 5000, "values": 5},
+    "rep3-untimed": {"n_ops": 2000, "values": 3, "n_keys": 20, "p_info": 0.05},
+}
+
+
+def run_cli(shape: str, model: str, seed: int, timeout: float, tmp: Path) -> dict[str, Any]:
+    """The whole command on a generated file, in a child process."""
+    from histgen import jepsen_register_history
+
+    f = tmp / f"{shape}_{seed}.json"
+    if not f.exists():
+        h = jepsen_register_history(random.Random(seed), **JEPSEN_SHAPES[shape])
+        f.write_text(json.dumps(h.to_json()))
+    obj = json.loads(f.read_text())
+    n_ops = sum(len(v) for v in obj["history"].values())
+    exe = Path(sys.executable).with_name("fisheye")
+    cmd = [str(exe), "check", str(f), "--model", model, "--graph", "complete", "--json",
+           "--timeout", str(timeout)]
+    t = time.perf_counter()
+    with open(tmp / "out", "w+") as so, open(tmp / "err", "w+") as se:
+        child = subprocess.Popen(cmd, stdout=so, stderr=se)
+        killer = threading.Timer(timeout + 60, child.kill)
+        killer.start()
+        _, status, usage = os.wait4(child.pid, 0)  # this child's own CPU time and peak RSS
+        killer.cancel()
+        child.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t
+        so.seek(0)
+        se.seek(0)
+        out = subprocess.CompletedProcess(cmd, child.returncode, so.read(), se.read())
+    cpu = usage.ru_utime + usage.ru_stime
+    try:
+        res = json.loads(out.stdout)
+    except json.JSONDecodeError:
+        return {"kind": shape, "model": model, "ops": n_ops, "seed": seed, "engine": "auto",
+                "error": out.stderr.strip().splitlines()[-1:] or ["?"]}
+    return {"kind": shape, "model": model, "ops": n_ops, "seed": seed, "engine": res.get("engine"),
+            "processes": len(obj["history"]), "verdict": res["verdict"], "engine_s": round(wall, 3),
+            "engine_cpu_s": round(cpu, 3), "validate_s": None, "reported_s": res.get("seconds"),
+            "nodes": (res.get("stats") or {}).get("nodes"), "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+            "message": res.get("message", "")[:200]}
+
+
 def run_sub(kind: str, model: str, n_ops: int, seed: int, engine: str, cache: str | None,
             timeout: float) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--one", kind, model, str(n_ops), str(seed), engine,
@@ -109,7 +168,9 @@ def run_sub(kind: str, model: str, n_ops: int, seed: int, engine: str, cache: st
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--suite", choices=("size", "alg2", "ratio"), default="size")
+    ap.add_argument("--suite", choices=("size", "alg2", "jepsen", "ratio"), default="size")
+    ap.add_argument("--ops", type=int, default=1000, help="operations of the alg2 suite")
+    ap.add_argument("--shapes", default="jepsen,jepsen5,rep3", help="shapes of the jepsen suite")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--max-ops", type=int, default=100_000)
     ap.add_argument("--models", default="cc,sc,fisheye,fisheye-2014")
@@ -136,9 +197,19 @@ def main() -> int:
     elif args.suite == "alg2":
         for seed in range(args.repeat):
             for model in models:
-                r = run_sub("alg2", model, 1000, seed, "direct", args.alg2_cache, args.timeout)
+                r = run_sub("alg2", model, args.ops, seed, "direct", args.alg2_cache, args.timeout)
                 print(json.dumps(r), flush=True)
                 rows.append(r)
+    elif args.suite == "jepsen":
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            for shape in args.shapes.split(","):
+                for seed in range(args.repeat):
+                    for model in models:
+                        r = run_cli(shape, model, seed, args.timeout, Path(tmp))
+                        print(json.dumps(r), flush=True)
+                        rows.append(r)
     else:
         for model in models:
             for seed in range(args.repeat):

@@ -171,3 +171,110 @@ def mutate(rng: random.Random, h: History) -> History:
         i = rng.randrange(len(ops) - 1)
         ops[i], ops[i + 1] = ops[i + 1], ops[i]
     return History.build(data, processes=h.processes, edges=h.edges)
+
+
+_NEVER = object()
+"""The value of a timed-out write that never takes effect."""
+
+
+def jepsen_register_history(rng: random.Random, n_ops: int = 5000, *, threads: int = 50,
+                            per_key: int = 5, n_keys: int = 100, values: int | None = 5,
+                            p_info: float = 0.06, p_write: float = 0.5,
+                            p_stale: float = 0.0, maybe: bool = True, timed: bool = False) -> History:
+    """A history shaped like a Jepsen register test of a replicated store
+    (``jepsen.independent`` over a linearizable register per key, as in Jepsen's MongoDB
+    and etcd tests): ``threads`` client threads in groups of ``per_key``; each group works
+    on one key until that key has its share of the operations, then moves to the next
+    unused key; written values are drawn from ``range(values)`` (repeated values; ``None``:
+    every write writes a fresh value).
+    An operation takes effect at a random moment between its
+    invocation and its completion (so the run is linearizable, hence sequentially
+    consistent); with probability ``p_stale`` a read returns instead the value its key
+    had a few writes earlier (a stale read, as a lagging replica gives).  With probability
+    ``p_info`` an operation times out (Jepsen's ``:info``): a read is dropped, a write
+    took effect or not (each half of the time) and is kept marked ``maybe`` (with
+    ``maybe=False``: kept, unmarked, only when it did); the thread then continues as a
+    new process, as Jepsen's do, so the history has about ``threads + p_info * n_ops``
+    processes.  Every key starts at ``"nil"`` (as Jepsen's ``nil``).  ``timed``: every
+    operation carries its invocation and completion step (``null`` completion for a
+    timed-out write, as Jepsen's ``:info``)."""
+    keys = [f"k{i}" for i in range(n_keys)]
+    quota = max(1, -(-n_ops // n_keys)) + 2  # a little over: timed-out reads are dropped
+    groups = [list(range(g, min(g + per_key, threads))) for g in range(0, threads, per_key)]
+    next_key = 0
+    key_of_group: dict[int, int] = {}
+    done_on_key = [0] * n_keys
+    mem: dict[str, Any] = dict.fromkeys(keys, "nil")
+    past: dict[str, list[Any]] = {k: ["nil"] for k in keys}
+    proc_of_thread = list(range(threads))
+    n_procs = threads
+    pending: dict[int, tuple] = {}  # thread -> (process, kind, key, value, took_effect)
+    ops: list[tuple[str, str, str, Any]] = []
+    exhausted: set[int] = set()
+    issued = 0
+    never_value: dict[int, Any] = {}
+    invoked: dict[int, int] = {}
+    now = 0
+    while len(ops) < n_ops and (pending or len(exhausted) < len(groups)):
+        now += 1
+        t = rng.randrange(threads)
+        g = t // per_key
+        if t in pending:
+            proc, kind, key, v, took, info = pending[t]
+            if not took and not (info and kind == "w" and v is _NEVER):
+                if rng.random() < 0.5:
+                    continue  # takes effect later
+                if kind == "w":
+                    mem[key] = v
+                    past[key].append(v)
+                else:
+                    v = mem[key]
+                    if p_stale and rng.random() < p_stale:
+                        v = rng.choice(past[key][-4:])
+                pending[t] = (proc, kind, key, v, True, info)
+                continue
+            del pending[t]
+            if info:
+                proc_of_thread[t] = n_procs
+                n_procs += 1
+                if kind == "r" or (v is _NEVER and not maybe):
+                    continue  # a read whose value is unknown, or a write that did not happen
+                if v is _NEVER:
+                    v = never_value.pop(t)
+            ops.append((f"p{proc}", kind, key, v, info, (invoked[t], None if info else now)))
+            continue
+        if g not in key_of_group or done_on_key[key_of_group[g]] >= quota:
+            if next_key >= n_keys:
+                exhausted.add(g)
+                continue
+            key_of_group[g] = next_key
+            next_key += 1
+        k = key_of_group[g]
+        done_on_key[k] += 1
+        key = keys[k]
+        info = rng.random() < p_info
+        invoked[t] = now
+        issued += 1
+        fresh = issued
+        if rng.random() < p_write:
+            v = fresh if values is None else rng.randrange(values)
+            if info and rng.random() < 0.5:
+                never_value[t], v = v, _NEVER
+            pending[t] = (proc_of_thread[t], "w", key, v, False, info)
+        else:
+            pending[t] = (proc_of_thread[t], "r", key, None, False, info)
+    for t, (proc, kind, key, v, took, _) in sorted(pending.items()):
+        # still running when the test ends: a write that may have taken effect (Jepsen
+        # completes them as :info); one that has taken effect must stay when unmarked
+        if kind == "w" and (maybe or took):
+            ops.append((f"p{proc}", kind, key, never_value.get(t, v) if v is _NEVER else v, True,
+                        (invoked[t], None)))
+    procs = tuple(f"p{i}" for i in range(n_procs))
+    data: dict[str, list[list[Any]]] = {p: [] for p in procs}
+    for p, kind, reg, v, info, when in ops:
+        ext: dict[str, Any] = {"t": list(when)} if timed else {}
+        if info and maybe:
+            ext["maybe"] = True
+        data[p].append([kind, reg, v, ext] if ext else [kind, reg, v])
+    data = {p: o for p, o in data.items() if o}
+    return History.build(data, processes=tuple(data), initial=dict.fromkeys(keys, "nil"))

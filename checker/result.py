@@ -22,7 +22,7 @@ class Verdict(StrEnum):
 
     @property
     def exit_code(self) -> int:
-        """Contract section 3: 0 consistent, 1 violation, 3 unknown."""
+        """The exit status of ``fisheye check``: 0 consistent, 1 violation, 3 unknown."""
         return {Verdict.CONSISTENT: 0, Verdict.VIOLATION: 1, Verdict.UNKNOWN: 3}[self]
 
 

@@ -1,5 +1,5 @@
-"""Read-from maps and the causal order ``~>H`` (section 2.3 of the 2015 text; 2.4 in
-the issue's numbering of the 2014 report).
+"""Read-from maps and the causal order ``~>H`` (section 2.3 of the 2015 conference text;
+the same definition in the 2014 research report).
 
 "There is a causal order ~>H on the operations of H, i.e., a partial order that links
 each read to at most one latest write (or otherwise to an initial value ⊥), so that the
@@ -7,7 +7,7 @@ value returned by the read is the one written by this latest write and ~>H respe
 process order of all processes."
 
 Following Ahamad et al.'s causal memory, which the papers cite as the definition of CC
-(see ``shared/notes-on-the-papers.md``, item 2), we read this as:
+(Bouajjani, Enea, Guerraoui and Hamza, POPL 2017, call it CM), we read this as:
 
 * a *read-from map* ``rf`` sends every read ``r(X)v`` either to a write ``w(X,v)`` of
   the same register and value, or to ⊥ (the initial value), the latter only when ``v``
@@ -17,7 +17,7 @@ Following Ahamad et al.'s causal memory, which the papers cite as the definition
 "Latest" is not imposed as a separate condition: every process's serialisation must be
 legal and respect ``~>H``, which already forbids a read from returning a value that is
 overwritten in ``~>H`` when written values are distinct.  With repeated values the
-read-from map is part of what an engine searches (notes, item 3).
+read-from map is part of what an engine searches.
 """
 
 from __future__ import annotations

@@ -86,5 +86,6 @@ def unsupported(history: History, model: Model | str) -> str | None:
 
 CAS_MODELS: tuple[Model, ...] = (Model.SC, Model.LIN, Model.FISHEYE_LIN)
 """The models defined on histories with cas operations."""
-MAYBE_MODELS: tuple[Model, ...] = (Model.SC, Model.LIN, Model.FISHEYE_LIN)
+MAYBE_MODELS: tuple[Model, ...] = (Model.SC, Model.CC, Model.FISHEYE, Model.FISHEYE_2014, Model.LIN,
+                                   Model.FISHEYE_LIN)
 """The models that handle operations that may not have taken effect."""

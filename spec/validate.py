@@ -8,16 +8,15 @@ of the 2014 research report (``fisheye-2014``) it implements.
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from . import realtime
 from .causal import rf_edges, rf_problems
 from .graph import ProximityGraph
 from .history import History, Op, value_key
 from .models import Model
-from .order import ClosedOrder, Cycle, close
-from .witness import Witness
+from .order import Cycle, close, find_cycle, is_total
+from .witness import Witness, effective_history, named_operations, remap
 
 _MAX_PROBLEMS = 20
 
@@ -29,6 +28,14 @@ def problems(history: History, model: Model | str, graph: ProximityGraph,
         return realtime.problems(history, model, graph, witness.sequence)
     if model is Model.SC:
         return sc_problems(history, witness)
+    if history.has_maybe:  # judged on the operations that took effect in the witness
+        named = named_operations(witness)
+        n = len(history.ops)
+        if any(not (isinstance(u, int) and 0 <= u < n) for u in named):
+            return [f"the witness names unknown operations {sorted(u for u in named if not 0 <= u < n)[:5]}"]
+        effective, old_uid = effective_history(history, (u for u in named if history.ops[u].maybe))
+        witness = remap(witness, {u: i for i, u in enumerate(old_uid)})
+        history = effective
     if model is Model.CC:
         return cc_problems(history, witness)
     return fisheye_problems(history, graph, witness, all_operations=model is Model.FISHEYE_2014)
@@ -45,19 +52,22 @@ def scope(history: History, process: str) -> list[Op]:
     return [op for op in history.ops if op.process == process or op.is_write]
 
 
-def legality_problems(history: History, seq: Sequence[int], name: str) -> list[str]:
+def legality_problems(history: History, seq: Sequence[int], name: str,
+                      readers: Collection[str] | None = None) -> list[str]:
     """"Legal": each read returns the value of the last preceding write to its register
-    in the sequence, or the register's initial value when there is none."""
+    in the sequence, or the register's initial value when there is none.  ``readers``:
+    judge only the reads of these processes (the others are not part of the sequence's
+    restrictions that the witness stands for)."""
     ops = history.ops
     current: dict[str, tuple] = {}
     out: list[str] = []
     for u in seq:
         op = ops[u]
         if op.is_write:
-            current[op.register] = (op.vkey, op)
-        else:
-            vk, src = current.get(op.register, (value_key(history.initial_value(op.register)), None))
-            if vk != op.vkey:
+            current[op.register] = (op.value, op)
+        elif readers is None or op.process in readers:
+            v, src = current.get(op.register, (history.initial_value(op.register), None))
+            if v != op.value or value_key(v) != op.vkey:
                 was = "the initial value" if src is None else src.label()
                 out.append(f"{name} is not legal: {op.label()} follows {was} "
                            f"with no write of {op.value!r} to {op.register} in between")
@@ -67,18 +77,20 @@ def legality_problems(history: History, seq: Sequence[int], name: str) -> list[s
 
 
 def permutation_problems(history: History, seq: Sequence[int], expected: Iterable[Op],
-                         name: str) -> list[str]:
-    """The sequence holds exactly the expected operations, each once."""
+                         name: str, *, exact: bool = True) -> list[str]:
+    """The sequence holds the expected operations, each once, and (``exact``) no other."""
     exp = {op.uid for op in expected}
     n = len(history.ops)
     bad = [u for u in seq if not (isinstance(u, int) and 0 <= u < n)]
     if bad:
         return [f"{name} names unknown operations {bad[:5]}"]
-    if len(set(seq)) != len(seq):
-        dup = next(u for u in seq if list(seq).count(u) > 1)
+    held = set(seq)
+    if len(held) != len(seq):
+        seen: set[int] = set()
+        dup = next(u for u in seq if u in seen or seen.add(u))
         return [f"{name} holds {history.ops[dup].label()} twice"]
-    missing = exp - set(seq)
-    extra = set(seq) - exp
+    missing = exp - held
+    extra = held - exp if exact else set()
     out = []
     if missing:
         out.append(f"{name} misses {', '.join(history.ops[u].label() for u in sorted(missing)[:5])}")
@@ -103,44 +115,80 @@ def equivalence_problems(history: History, seq: Sequence[int], name: str) -> lis
     return []
 
 
-def respect_problems(history: History, seq: Sequence[int], order: ClosedOrder, process: str,
-                     name: str, order_name: str) -> list[str]:
-    """``(order)|(p_i + W) ⊆ ->S_i``: every pair of operations of the sequence ordered by
-    ``order`` appears in that order in the sequence.
+class _Generators:
+    """Process order ∪ ``generators`` as successor lists and in-degrees, built once for the
+    respect clause of many sequences (one per view)."""
 
-    Exact and linear: for each operation b and each process k, it suffices that the
-    last operation of k in the scope preceding b in ``order`` comes before b in the
-    sequence (the earlier ones are handled by induction along process order, which the
-    order contains)."""
+    def __init__(self, history: History, generators: Iterable[tuple[int, int]]):
+        ops = history.ops
+        n = len(ops)
+        self.pairs = list(generators)
+        self.succ: list[list[int]] = [[] for _ in range(n)]
+        self.indeg = [0] * n
+        for a, b in self.pairs:
+            self.succ[a].append(b)
+            self.indeg[b] += 1
+        for i in range(n - 1):
+            if ops[i].process == ops[i + 1].process:
+                self.succ[i].append(i + 1)
+                self.indeg[i + 1] += 1
+
+    def respected_by(self, seq: Sequence[int]) -> bool:
+        """Whether the generators ∪ consecutive pairs of ``seq`` are acyclic (Kahn)."""
+        indeg = self.indeg.copy()
+        nxt: dict[int, int] = {}
+        for a, b in zip(seq, seq[1:], strict=False):
+            indeg[b] += 1
+            nxt[a] = b
+        succ = self.succ
+        ready = [u for u, d in enumerate(indeg) if not d]
+        done = 0
+        while ready:
+            u = ready.pop()
+            done += 1
+            for v in succ[u]:
+                indeg[v] -= 1
+                if not indeg[v]:
+                    ready.append(v)
+            v = nxt.get(u)
+            if v is not None:
+                indeg[v] -= 1
+                if not indeg[v]:
+                    ready.append(v)
+        return done == len(indeg)
+
+
+def respect_problems(history: History, seq: Sequence[int], generators: Iterable[tuple[int, int]],
+                     name: str, order_name: str) -> list[str]:
+    """``order|(ops of seq) ⊆ ->seq``, where ``order`` is the transitive closure of process
+    order ∪ ``generators`` (assumed acyclic).
+
+    Exact and linear, by the lemma: a sequence respects the closure of a relation ``R``
+    restricted to its operations iff ``R ∪ {consecutive pairs of the sequence}`` is
+    acyclic (a cycle alternates paths of ``R`` between operations of the sequence with
+    steps forward in it, so one of its ``R``-paths goes backwards in the sequence; and a
+    pair ordered by the closure but reversed in the sequence closes such a cycle)."""
+    chain = list(zip(seq, seq[1:], strict=False))
+    cycle = find_cycle(history, [*generators, *chain])
+    if cycle is None:
+        return []
     ops = history.ops
     pos = {u: i for i, u in enumerate(seq)}
-    in_scope: dict[str, list[int]] = {}
-    for op in history.ops:
-        if op.process == process or op.is_write:
-            in_scope.setdefault(op.process, []).append(op.index)
-    base = {}
-    for op in history.ops:
-        base.setdefault(op.process, op.uid - op.index)
-    out: list[str] = []
-    for u in seq:
-        b = ops[u]
-        for p, k in order.proc_index.items():
-            idxs = in_scope.get(p)
-            if not idxs:
-                continue
-            top = order.clock[u][k]
-            if p == b.process:
-                top = min(top, b.index - 1)
-            j = bisect.bisect_right(idxs, top) - 1
-            if j < 0:
-                continue
-            a = base[p] + idxs[j]
-            if pos[a] > pos[u]:
-                out.append(f"{name} does not respect {order_name}: {ops[a].label()} precedes "
-                           f"{b.label()} in {order_name} but follows it in {name}")
-                if len(out) >= _MAX_PROBLEMS:
-                    return out
-    return out
+    in_chain = set(chain)
+    c = list(cycle.ops)
+    steps = list(zip(c, c[1:] + c[:1], strict=True))
+    first = next((i for i, e in enumerate(steps) if e in in_chain), None)
+    if first is not None:
+        steps = steps[first + 1:] + steps[:first + 1]  # start right after a step of seq
+        start = steps[0][0]
+        for x, y in steps:
+            if (x, y) in in_chain:
+                a, b = start, x  # an order path start -> ... -> x between two steps of seq
+                if a != b and pos[b] < pos[a]:
+                    return [f"{name} does not respect {order_name}: {ops[a].label()} precedes "
+                            f"{ops[b].label()} in {order_name} but follows it in {name}"]
+                start = y
+    return [f"{name} does not respect {order_name} (cycle {cycle_text(history, cycle)})"]
 
 
 def cycle_text(history: History, cycle: Cycle) -> str:
@@ -164,27 +212,56 @@ def sc_problems(history: History, witness: Witness) -> list[str]:
 
 # ---- CC: section 2.3 -------------------------------------------------------------------
 
-def _causal(history: History, witness: Witness) -> tuple[list[str], ClosedOrder | None]:
+def _causal(history: History, witness: Witness) -> tuple[list[str], list[tuple[int, int]] | None]:
+    """The read-from map's problems, or the generators of ~>H (its rf pairs)."""
     out = rf_problems(history, witness.read_from)
     if out:
         return out, None
-    hb = close(history, rf_edges(witness.read_from))
-    if isinstance(hb, Cycle):
+    gens = rf_edges(witness.read_from)
+    cycle = find_cycle(history, gens)
+    if cycle is not None:
         return [f"the causal order ~>H (process order + read-from) has a cycle: "
-                f"{cycle_text(history, hb)}"], None
-    return [], hb
+                f"{cycle_text(history, cycle)}"], None
+    return [], gens
 
 
-def _views(history: History, witness: Witness, order: ClosedOrder, order_name: str) -> list[str]:
+def _respect(history: History, seq: Sequence[int], gens: _Generators, name: str,
+             order_name: str) -> list[str]:
+    return [] if gens.respected_by(seq) else respect_problems(history, seq, gens.pairs, name, order_name)
+
+
+def _views(history: History, witness: Witness, generators: list[tuple[int, int]],
+           order_name: str) -> list[str]:
+    """Clauses (a)-(c) for every process: ``S_i`` sequential, legal, equivalent to
+    ``H|(p_i + W)``, respecting the order (the closure of process order ∪
+    ``generators``).  A process not listed in ``witness.views`` has for ``S_i`` the
+    witness's ``sequence`` restricted to ``p_i + W`` (see :class:`Witness`); that
+    sequence is checked once, which implies the clauses for each of its restrictions."""
     out: list[str] = []
+    writes = history.writes
+    by_process = history.by_process
+    gens = _Generators(history, generators)
+    implied = [p for p in history.processes if p not in witness.views]
+    if implied:
+        if witness.sequence is None:
+            return [f"the witness has no sequential history S_{p}" for p in implied[:_MAX_PROBLEMS]]
+        seq = witness.sequence
+        name = "S (the view of every process not listed in 'views')"
+        expected = [*writes, *(op for p in implied for op in by_process[p])]
+        pb = permutation_problems(history, seq, expected, name, exact=False)
+        if pb:
+            return pb
+        out += equivalence_problems(history, seq, name)
+        out += legality_problems(history, seq, name, readers=set(implied))
+        out += _respect(history, seq, gens, name, order_name)
     for p in history.processes:
-        name = f"S_{p}"
-        if p not in witness.views:
-            out.append(f"the witness has no sequential history {name}")
+        if p not in witness.views or len(out) >= _MAX_PROBLEMS:
             continue
+        name = f"S_{p}"
         seq = witness.views[p]
         # (a) sequential (a list is a total order) and (b) equivalent to H|(p_i + W)
-        pb = permutation_problems(history, seq, scope(history, p), name)
+        pb = permutation_problems(history, seq, [*by_process[p], *(w for w in writes if w.process != p)],
+                                  name)
         if pb:
             out += pb
             continue
@@ -192,19 +269,17 @@ def _views(history: History, witness: Witness, order: ClosedOrder, order_name: s
         # (a) legal
         out += legality_problems(history, seq, name)
         # (c) respects the order
-        out += respect_problems(history, seq, order, p, name, order_name)
-        if len(out) >= _MAX_PROBLEMS:
-            break
+        out += _respect(history, seq, gens, name, order_name)
     return out
 
 
 def cc_problems(history: History, witness: Witness) -> list[str]:
     """CC: a causal order ~>H, and for each p_i a sequential legal S_i equivalent to
     H|(p_i + W) that respects ~>H."""
-    out, hb = _causal(history, witness)
-    if hb is None:
+    out, gens = _causal(history, witness)
+    if gens is None:
         return out
-    return _views(history, witness, hb, "~>H")
+    return _views(history, witness, gens, "~>H")
 
 
 # ---- fisheye: section 3.2 (2015) and 3.2 (2014) -----------------------------------------
@@ -215,29 +290,37 @@ def fisheye_problems(history: History, graph: ProximityGraph, witness: Witness,
     every edge (p,q) of G, the star order restricted to the writes of p and q (2015) —
     to all operations of p and q (2014) — is total; and for each p_i a sequential,
     legal S_i, equivalent to H|(p_i + W), with (*~>H,G)|(p_i + W) ⊆ ->S_i."""
-    out, hb = _causal(history, witness)
-    if hb is None:
+    out, gens = _causal(history, witness)
+    if gens is None:
         return out
     n = len(history.ops)
     bad = [(a, b) for a, b in witness.star if not (0 <= a < n and 0 <= b < n)]
     if bad:
         return [f"the star order names unknown operations {bad[:3]}"]
-    star = close(history, rf_edges(witness.read_from) + list(witness.star))
+    star_gens = gens + list(witness.star)
+    if is_total(history, star_gens):  # then every restriction is total (common: sc witnesses)
+        return _views(history, witness, star_gens, "the star order")
+    star = close(history, star_gens)
     if isinstance(star, Cycle):
         return [f"the star order is not a partial order: it has the cycle {cycle_text(history, star)}"]
     rank = {u: i for i, u in enumerate(star.topo)}
     what = "operations" if all_operations else "writes"
+    members_of = {p: [op.uid for op in ops if all_operations or op.is_write]
+                  for p, ops in history.by_process.items()}
+    ops = history.ops
     for p, q in graph.edges:
-        members = sorted((op.uid for op in history.ops
-                          if op.process in (p, q) and (all_operations or op.is_write)),
-                         key=rank.__getitem__)
-        # A set is totally ordered iff consecutive elements of a topological sort are.
+        # each process's members are in process order, hence in rank order: merge them
+        members = sorted(members_of[p] + members_of[q], key=rank.__getitem__)
+        # A set is totally ordered iff consecutive elements of a topological sort are
+        # (and consecutive members of one process are, by process order).
         for a, b in zip(members, members[1:], strict=False):
-            if not star.precedes(a, b):
+            if ops[a].process != ops[b].process and not star.precedes(a, b):
                 out.append(f"the star order restricted to the {what} of {p} and {q} is not "
-                           f"total: {history.ops[a].label()} and {history.ops[b].label()} "
+                           f"total: {ops[a].label()} and {ops[b].label()} "
                            f"are unordered [edge {p}-{q}]")
                 break
+        if len(out) >= _MAX_PROBLEMS:
+            break
     if out:
         return out
-    return _views(history, witness, star, "the star order")
+    return _views(history, witness, star_gens, "the star order")

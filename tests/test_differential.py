@@ -1,4 +1,4 @@
-"""Differential tests (issue 3): the direct engine and the Z3 engine give the same verdict
+"""Differential tests: the direct engine and the Z3 engine give the same verdict
 on random histories of every shape: consistent by construction (random serialisations,
 causal memory runs), inconsistent by mutation of those, fully random; with and without
 repeated values; random graphs; every model.  Both run through the facade, so every
@@ -84,3 +84,43 @@ def test_agree_fisheye_on_dense_graphs(data: st.DataObject) -> None:
     for stronger, weaker in zip(order, order[1:], strict=False):
         if verdicts[stronger] is Verdict.CONSISTENT:
             assert verdicts[weaker] is Verdict.CONSISTENT, (stronger, weaker, h.to_json())
+
+
+def with_maybe(h: History, mark: list[bool]) -> History:
+    """``h`` with the last operation of some processes, when a write, marked maybe."""
+    data = {}
+    for k, (p, ops) in enumerate(h.by_process.items()):
+        rows = [op.to_json() for op in ops]
+        if rows and rows[-1][0] == "w" and mark[k % len(mark)]:
+            rows[-1] = [*rows[-1][:3], {"maybe": True}]
+        data[p] = rows
+    return History.build(data, processes=h.processes)
+
+
+def by_definition(h: History, graph, model: str) -> Verdict:
+    """The verdict by the definition of maybe: consistent iff for some set of the maybe
+    writes taking effect (the others removed), Z3 finds a witness."""
+    from itertools import combinations
+
+    from fisheye.spec.witness import effective_history
+
+    maybe = [op.uid for op in h.ops if op.maybe]
+    verdicts = set()
+    for k in range(len(maybe) + 1):
+        for taken in combinations(maybe, k):
+            eff, _ = effective_history(h, taken)
+            plain = History.build({p: [op.to_json()[:3] for op in ops] for p, ops in eff.by_process.items()},
+                                  processes=eff.processes)
+            verdicts.add(check(plain, model, graph, engine="z3").verdict)
+    assert Verdict.UNKNOWN not in verdicts
+    return Verdict.CONSISTENT if Verdict.CONSISTENT in verdicts else Verdict.VIOLATION
+
+
+@settings(max_examples=100, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data(), st.sampled_from(UNTIMED_MODELS), st.booleans())
+def test_maybe_writes_agree_with_the_definition(data: st.DataObject, model: str, repeated: bool) -> None:
+    h = with_maybe(data.draw(shapes(repeated)), data.draw(st.lists(st.booleans(), min_size=1, max_size=4)))
+    g = data.draw(graphs(h.processes))
+    direct = check(h, model, g, engine="direct")  # the facade re-validates a witness
+    assert direct.verdict == by_definition(h, g, model), (model, h.to_json(), g.to_json())

@@ -73,4 +73,4 @@ def test_respect_check_matches_all_pairs(shape, rnd):
     rnd.shuffle(seq)
     brute_ok = all(not order.precedes(a, b) or seq.index(a) < seq.index(b)
                    for a, b in itertools.permutations(seq, 2))
-    assert (not respect_problems(h, seq, order, p, "S", "R")) == brute_ok
+    assert (not respect_problems(h, seq, extra, "S", "R")) == brute_ok

@@ -15,6 +15,9 @@ from fisheye.spec.validate import problems
 
 pytestmark = pytest.mark.z3
 
+UNTIMED = [m for m in Model if not m.uses_time]
+"""The models of this engine (lin and fisheye-lin have their own, z3_realtime)."""
+
 RULES = {"po", "rf", "legality", "edge"}
 
 
@@ -22,7 +25,7 @@ def file_graph(h: History) -> ProximityGraph:
     return ProximityGraph(h.processes, h.edges)
 
 
-@pytest.mark.parametrize("model", [m for m in Model if not m.uses_time])
+@pytest.mark.parametrize("model", UNTIMED)
 def test_figure4_b2_is_consistent_under_every_model_with_a_valid_witness(model):
     h = paper.figure4(2)
     result = check(h, model, file_graph(h))
@@ -95,7 +98,7 @@ def test_repeated_values_make_the_read_from_map_part_of_the_search():
     with_c = History.build({"a": [("w", "X", 1), ("w", "X", 2)], "b": [("r", "X", 2), ("r", "X", 1)],
                             "c": [("w", "X", 1)]})
     assert not with_c.differentiated
-    for model in (m for m in Model if not m.uses_time):  # lin, fisheye-lin: tests/test_lin.py
+    for model in UNTIMED:
         g = ProximityGraph.complete(with_c.processes)
         result = check(with_c, model, g)
         assert result.verdict is Verdict.CONSISTENT, model
@@ -137,11 +140,12 @@ def test_a_tiny_time_budget_gives_unknown_never_consistent():
     ({"history": {"a": [["r", "X", "s"]]}, "initial": {"X": "s"}}, True),
     ({"history": {"a": [["r", "X", 0]]}, "initial": {"X": "s"}}, False),
     ({"history": {"a": [["w", "X", "1"], ["r", "X", 1]]}}, False),  # "1" is not 1
-], ids=["no-operations", "initial-string", "initial-overridden", "string-1-is-not-1"])
+    ({"history": {"a": [["w", "X", "v"], ["r", "X", "v"]]}}, True),
+], ids=["no-operations", "initial-string", "initial-overridden", "string-is-not-int", "string-value"])
 def test_edge_cases_agree_under_every_model(obj, consistent):
     h = parse_history(obj)
     g = ProximityGraph.complete(h.processes)
-    for model in (m for m in Model if not m.uses_time):
+    for model in UNTIMED:
         result = check(h, model, g)
         assert result.verdict is (Verdict.CONSISTENT if consistent else Verdict.VIOLATION), model
         if consistent:

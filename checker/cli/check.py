@@ -148,7 +148,8 @@ def check_history(args: argparse.Namespace, history: History, source: str) -> Ch
     if why:
         raise HistoryError(why, source)
     try:
-        return check(history, Model(args.model), graph, engine=args.engine, timeout=args.timeout)
+        return check(history, Model(args.model), graph, engine=args.engine, timeout=args.timeout,
+                     progress=lambda line: print(f"{source}: {line}", file=sys.stderr, flush=True))
     except ModuleNotFoundError as e:  # an engine not installed in this checkout
         raise UsageError(f"engine {args.engine!r} is not available ({e})") from None
 

@@ -5,13 +5,19 @@ engines).
 the proximity ``graph`` and returns a :class:`~fisheye.checker.result.CheckResult`.
 Every *consistent* verdict is re-validated by the executable spec
 (:mod:`fisheye.spec.validate`) before it is returned: an engine bug can at worst turn
-into an error, never into a false "consistent".
+into an error, never into a false "consistent".  The result's ``seconds`` is the whole
+check: every engine tried and the validation of the witness.
+
+``auto`` runs the direct engine and, when it gives up (*unknown*: a budget ran out),
+the Z3 engine with what is left of ``timeout``; the answer of the last engine tried is
+returned, its message naming what the first one gave up on.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from fisheye.spec import realtime, validate
 from fisheye.spec.graph import ProximityGraph
@@ -22,6 +28,12 @@ from ..errors import UsageError
 from ..result import CheckResult, Verdict
 
 ENGINE_NAMES = ("auto", "z3", "direct")
+
+AUTO_ORDER = ("direct", "z3")
+"""Engines ``auto`` tries, in order, until one decides."""
+
+Progress = Callable[[str], None]
+"""Receives one line of progress (for stderr) during a long check."""
 
 
 class EngineBug(RuntimeError):
@@ -53,36 +65,68 @@ def _realtime_engine(name: str) -> Callable[..., CheckResult]:
     raise ValueError(f"unknown engine {name!r} (expected one of: {', '.join(ENGINE_NAMES)})")
 
 
-def choose_engine(history: History, model: Model) -> str:
-    """``auto``: the direct engine whenever it decides the model, else Z3."""
-    if realtime.handles(history, model):
-        return "direct"
-    try:
-        from .direct import decides
-    except ImportError:
-        return "z3"
-    return "direct" if decides(history, model) else "z3"
+def _direct_sc(history: History, model: Model) -> bool:
+    """sc with writes marked maybe but no cas: the direct engine of the untimed models
+    decides it (independent parts, maybe writes settled first), faster at scale."""
+    return model is Model.SC and not history.has_cas
+
+
+def _run(name: str, history: History, model: Model, graph: ProximityGraph, timeout: float | None,
+         progress: Progress | None) -> CheckResult:
+    if realtime.handles(history, model) and not (name == "direct" and _direct_sc(history, model)):
+        return _realtime_engine(name)(history, model, graph, timeout=timeout)
+    if name == "direct":
+        return _engine(name)(history, model, graph, timeout=timeout, progress=progress)
+    return _engine(name)(history, model, graph, timeout=timeout)
 
 
 def check(history: History, model: Model | str, graph: ProximityGraph | None = None, *,
-          engine: str = "auto", timeout: float | None = None, validate_witness: bool = True
-          ) -> CheckResult:
+          engine: str = "auto", timeout: float | None = None, validate_witness: bool = True,
+          progress: Progress | None = None) -> CheckResult:
+    """Decide ``model``; ``timeout`` bounds the engines' searches (in total, for
+    ``auto``); ``progress`` receives a line every few seconds of a long check."""
     model = Model(model)
     why = unsupported(history, model)
     if why:
         raise UsageError(why)
     if graph is None:
         graph = ProximityGraph(history.processes, history.edges)
-    name = choose_engine(history, model) if engine == "auto" else engine
+    names = AUTO_ORDER if engine == "auto" else (engine,)
+    if history.has_maybe and not realtime.handles(history, model) and model is not Model.SC:
+        # the Z3 encoding of the causal models has no optional operations
+        if engine == "z3":
+            raise UsageError(f"the Z3 engine does not handle operations marked \"maybe\" under "
+                             f"{model} (the direct engine does)")
+        names = ("direct",)
     start = time.perf_counter()
-    run = _realtime_engine(name) if realtime.handles(history, model) else _engine(name)
-    result = run(history, model, graph, timeout=timeout)
+    gave_up: list[tuple[str, str]] = []
+    result: CheckResult | None = None
+    for name in names:
+        left = timeout
+        if timeout is not None and result is not None:  # what the engines before left over
+            left = timeout - (time.perf_counter() - start)
+            if left <= 0.001:
+                break
+        if result is not None and progress is not None:
+            progress(f"{model}: the {result.engine} engine gave up ({result.message}); trying the "
+                     f"{name} engine" + ("" if left is None else f" for at most {left:.0f} s"))
+        result = _run(name, history, model, graph, left, progress)
+        if result.verdict is not Verdict.UNKNOWN:
+            break
+        gave_up.append((name, result.message))
+    assert result is not None
     if result.verdict is Verdict.CONSISTENT and validate_witness:
         if result.witness is None:
-            raise EngineBug(f"engine {name} said consistent without a witness")
+            raise EngineBug(f"engine {result.engine} said consistent without a witness")
+        if progress is not None and len(history.ops) > 5000:
+            progress(f"{model}: validating the witness ({len(history.ops)} operations)")
         bad = validate.problems(history, model, graph, result.witness)
         if bad:
-            raise EngineBug(f"engine {name} gave a witness the spec rejects: {bad[0]}")
-    if not result.seconds:
-        object.__setattr__(result, "seconds", time.perf_counter() - start)
-    return result
+            raise EngineBug(f"engine {result.engine} gave a witness the spec rejects: {bad[0]}")
+    message = result.message
+    if gave_up and gave_up[-1][0] != result.engine:
+        first = "; ".join(f"the {n} engine gave up first: {m}" for n, m in gave_up)
+        message = f"{message} ({first})" if message else first
+    elif len(gave_up) > 1:
+        message = "every engine gave up: " + "; ".join(f"{n}: {m}" for n, m in gave_up)
+    return replace(result, seconds=time.perf_counter() - start, message=message)

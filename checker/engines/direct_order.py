@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from bisect import bisect_right
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from fisheye.spec.history import History, value_key
@@ -43,20 +43,45 @@ class BudgetExhausted(Exception):
 @dataclass
 class Budget:
     """A node budget and an optional deadline (``timeout`` seconds from creation).
-    ``tick`` is called once per closure computed, the unit of work of the engine."""
+    ``tick`` is called once per closure computed, the unit of work of the engine.
+    ``progress``, when given, receives a line every ``every`` seconds (``stage`` names
+    what is being decided)."""
 
     max_nodes: int = 200_000
     timeout: float | None = None
     nodes: int = 0
     start: float = field(default_factory=time.monotonic)
+    progress: Callable[[str], None] | None = None
+    stage: str = ""
+    every: float = 2.0
+    _last: float = 0.0
+    parent: Budget | None = None
 
     def tick(self, cost: int = 1) -> None:
         self.nodes += cost
+        if self.parent is not None:
+            self.parent.nodes += cost  # what the whole check has spent (the progress lines)
         if self.nodes > self.max_nodes:
             raise BudgetExhausted(f"the direct engine's search budget of {self.max_nodes} nodes "
                                   f"(closures computed) ran out")
-        if self.timeout is not None and time.monotonic() - self.start > self.timeout:
+        if self.timeout is None and self.progress is None:
+            return
+        now = time.monotonic()
+        if self.timeout is not None and now - self.start > self.timeout:
             raise BudgetExhausted(f"the timeout of {self.timeout:g} s ran out")
+        if self.progress is not None and now - max(self._last, self.start) >= self.every:
+            self._last = now
+            root = self
+            while root.parent is not None:
+                root = root.parent
+            root._last = now
+            self.progress(f"{root.stage}: {now - self.start:.0f} s, {root.nodes:,} search nodes so far")
+
+    def sub(self, max_nodes: int) -> Budget:
+        """A smaller budget for a first try, sharing the deadline and the progress."""
+        return Budget(max_nodes=min(max_nodes, self.max_nodes), timeout=self.timeout, start=self.start,
+                      progress=self.progress, stage=self.stage, every=self.every, _last=self._last,
+                      parent=self)
 
 
 @dataclass(frozen=True)

@@ -151,8 +151,7 @@ def solve_sc(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budg
             # budget (it is complete, so its refutation is final)
             E_root_done.append(True)
             try:
-                seq = solve_sc_states(ix, Budget(max_nodes=min(40 + ix.n // 10, budget.max_nodes),
-                                                 timeout=budget.timeout), order=order)
+                seq = solve_sc_states(ix, budget.sub(40 + ix.n // 10), order=order)
             except BudgetExhausted:
                 seq = None
             if seq is not None:

@@ -40,6 +40,10 @@ def solve_sc_states(ix: Index, budget: Budget, order: DOrder | None = None) -> t
         c, k_u = clock[u], proc_of[u]
         return all(front[j] > c[j] for j in range(P) if j != k_u)
 
+    # real time, when the history has it: writes are tried in order of completion (a
+    # linearizable run is then found without backtracking); never-returned ones last
+    due = ([op.complete if op.complete is not None else float("inf") for op in h.ops]
+           if h.timed else None)
     regs = {x: i for i, x in enumerate(h.registers)}
     vkey = [op.vkey for op in h.ops]
     reg = [regs[op.register] for op in h.ops]
@@ -84,8 +88,10 @@ def solve_sc_states(ix: Index, budget: Budget, order: DOrder | None = None) -> t
                 else:
                     need.add((reg[u], vkey[u]))
 
-        def rank(k: int) -> tuple[bool, bool]:
+        def rank(k: int) -> tuple:
             u = base[k] + front[k]
+            if due is not None:
+                return due[u], (reg[u], vkey[u]) not in need, k
             # overwriting a value that reads still wait for is risky; supplying one helps
             unsafe = pending.get((reg[u], mem[reg[u]]), 0) > 0
             return unsafe, (reg[u], vkey[u]) not in need

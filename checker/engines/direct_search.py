@@ -28,12 +28,16 @@ from fisheye.spec.witness import Witness
 
 from ..result import Reason
 from .direct_cc import build_view, check_views
-from .direct_order import Budget, BudgetExhausted, Conflict, Index, conflict_of, full_order, rf_edges
+from .direct_order import Budget, BudgetExhausted, Conflict, Edges, Index, conflict_of, full_order, rf_edges
 from .direct_sc import solve_sc
 from .direct_sc_states import solve_sc_states
 from .direct_star import solve_star
 
 Option = tuple[int | None, int | None]  # (rf, vs)
+
+_MANY_VIEWS = 16
+"""With more processes than this, cc also tries sc first: per-process views cost
+``O(|processes| * |H|)`` to build and to validate, a serialisation ``O(|H|)``."""
 
 
 @dataclass(frozen=True)
@@ -59,8 +63,9 @@ def _options(ix: Index, model: Model, r: int) -> list[Option]:
 
 def _from_sequence(ix: Index, model: Model, seq: tuple[int, ...]) -> Witness:
     """The witness of ``model`` given by a legal serialisation ``seq`` (sc implies every
-    model): each read reads from the last write to its register before it, each view is
-    ``seq`` restricted to its scope, and the star order is ``seq`` itself."""
+    model): each read reads from the last write to its register before it, every view is
+    ``seq`` restricted to its scope (the witness's compact form), and the star order is
+    ``seq`` itself."""
     last: dict[str, int] = {}
     rf: dict[int, int | None] = {}
     for u in seq:
@@ -68,10 +73,8 @@ def _from_sequence(ix: Index, model: Model, seq: tuple[int, ...]) -> Witness:
             last[ix.reg[u]] = u
         else:
             rf[u] = last.get(ix.reg[u])
-    views = {p: tuple(u for u in seq if ix.is_write[u] or ix.proc_of[u] == k)
-             for k, p in enumerate(ix.procs)}
     star = tuple(zip(seq, seq[1:], strict=False)) if model.uses_graph else ()
-    return Witness(read_from=rf, star=star, views=views)
+    return Witness(read_from=rf, star=star, sequence=seq)
 
 
 class _Solver:
@@ -96,19 +99,18 @@ class _Solver:
                 return res
             return Witness(read_from=dict(rf), sequence=res)
         if model is Model.CC:
+            if not partial and ix.P > _MANY_VIEWS and ix.h.differentiated:
+                seq = self._sc_first(hb, rf)
+                if seq is not None:
+                    return _from_sequence(ix, model, seq)
             views = check_views(ix, hb, vs, budget)
             if isinstance(views, Conflict) or partial:
                 return views if isinstance(views, Conflict) else None
             return Witness(read_from=dict(rf), views={ix.procs[v.process]: build_view(ix, v)
                                                       for v in views})
-        if not partial and self.graph.edges and ix.h.differentiated:
-            # common case first: sc implies fisheye for every graph; a small budget
-            try:
-                seq = solve_sc(ix, hb, rf, Budget(max_nodes=min(100 + ix.n // 10, budget.max_nodes),
-                                                  timeout=budget.timeout))
-            except BudgetExhausted:
-                seq = None
-            if isinstance(seq, tuple):
+        if not partial and (self.graph.edges or ix.P > _MANY_VIEWS) and ix.h.differentiated:
+            seq = self._sc_first(hb, rf)
+            if seq is not None:
                 return _from_sequence(ix, model, seq)
         res = solve_star(ix, self.graph, hb, vs, budget, all_operations=model is Model.FISHEYE_2014,
                          propagate_only=partial)
@@ -117,6 +119,15 @@ class _Solver:
         star = tuple(sorted(e for e in res.star if e not in hb))
         return Witness(read_from=dict(rf), star=star,
                        views={ix.procs[v.process]: build_view(ix, v) for v in res.views})
+
+    def _sc_first(self, hb: Edges, rf: dict[int, int | None]) -> tuple[int, ...] | None:
+        """The common case first: sc implies every model, and a serialisation is a compact
+        witness (one sequence instead of a view per process); a small budget."""
+        try:
+            seq = solve_sc(self.ix, hb, rf, self.budget.sub(100 + self.ix.n // 10))
+        except BudgetExhausted:
+            return None
+        return seq if isinstance(seq, tuple) else None
 
     def run(self) -> Outcome:
         ix = self.ix
@@ -136,8 +147,7 @@ class _Solver:
             # common case first: an sc history is consistent for every model, and the
             # serialisation gives the witness; a small budget, then the full search
             try:
-                seq = solve_sc_states(ix, Budget(max_nodes=min(2000, self.budget.max_nodes),
-                                                 timeout=self.budget.timeout))
+                seq = solve_sc_states(ix, self.budget.sub(2000))
             except BudgetExhausted:
                 seq = None
             if isinstance(seq, tuple):
