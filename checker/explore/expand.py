@@ -3,8 +3,12 @@
 
 * :func:`successors` -- the (reduced) successors of a state: a deterministic function of
   the state alone, so every engine builds the same reduced state graph;
-* :func:`fingerprint` -- a 64-bit digest of a state, stable across processes and runs
-  (blake2b of a canonical encoding; never Python's salted ``hash``);
+* ``Context.codec`` -- the canonical, invertible byte encoding of states
+  (:mod:`fisheye.checker.explore.codec`), and :func:`fingerprint`, the one 64-bit digest
+  (BLAKE2b of those bytes; never Python's salted ``hash``);
+* :func:`expand` / :func:`expand_bytes` -- one visited state's reduced steps, encoded
+  successors, kind and terminal record, in one call (what every engine does per state);
+  :func:`schedule_of_path` rebuilds the steps of a path of successor indices;
 * :func:`classify` -- what a visited state is: ``pruned`` (not expanded: a conditioning
   read deviated from the figure), ``inner`` (has successors), or a terminal kind:
   ``final`` (a complete run), ``infeasible`` (abstraction level: not a prefix of any
@@ -19,15 +23,15 @@ pickles (cloudpickle) when the system does.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
 from fisheye.impl.api import Step
 from fisheye.spec.history import History
 
+from .codec import StateCodec, codec_of, encode
+from .codec import fingerprint as fingerprint_bytes
 from .reduction import kind_of, reducer
 
 PRUNED, INNER, FINAL, INFEASIBLE, DEADLOCK = "pruned", "inner", "final", "infeasible", "deadlock"
@@ -46,6 +50,14 @@ class Context:
     prune_deviations: bool = True
     may_send: Callable[[Any, str, str], bool] | None = None
     _step_fn: Callable[[Any], Sequence[Step]] | None = field(default=None, repr=False)
+    _codec: StateCodec | None = field(default=None, repr=False)
+
+    @property
+    def codec(self) -> StateCodec:
+        """The system's canonical byte encoding (:func:`codec_of`)."""
+        if self._codec is None:
+            self._codec = codec_of(self.system)
+        return self._codec
 
     @property
     def reduction_kind(self) -> str:
@@ -59,6 +71,7 @@ class Context:
     def __getstate__(self) -> dict[str, Any]:
         d = dict(self.__dict__)
         d["_step_fn"] = None
+        d["_codec"] = None
         return d
 
 
@@ -129,54 +142,69 @@ def terminal_record(ctx: Context, state: Any, kind: str) -> TerminalRecord:
     return TerminalRecord(kind, history_key(h), h, outcome, matches, props)
 
 
-# ---- fingerprints -------------------------------------------------------------------------
-def _encode(x: Any, out: bytearray) -> None:
-    if x is None:
-        out += b"N"
-    elif x is True:
-        out += b"T"
-    elif x is False:
-        out += b"F"
-    elif isinstance(x, int):
-        b = str(x).encode()
-        out += b"i" + len(b).to_bytes(2, "little") + b
-    elif isinstance(x, str):
-        b = x.encode()
-        out += b"s" + len(b).to_bytes(4, "little") + b
-    elif isinstance(x, float):
-        b = repr(x).encode()
-        out += b"f" + len(b).to_bytes(2, "little") + b
-    elif isinstance(x, Enum):
-        _encode(x.value, out)
-    elif isinstance(x, (tuple, list)):
-        out += b"(" + len(x).to_bytes(4, "little")
-        for v in x:
-            _encode(v, out)
-    elif isinstance(x, (frozenset, set)):
-        parts = []
-        for v in x:
-            b = bytearray()
-            _encode(v, b)
-            parts.append(bytes(b))
-        out += b"{" + len(parts).to_bytes(4, "little")
-        for b in sorted(parts):
-            out += b
-    elif isinstance(x, bytes):
-        out += b"b" + len(x).to_bytes(4, "little") + x
-    elif hasattr(x, "__dataclass_fields__"):
-        out += b"D" + type(x).__name__.encode() + b":"
-        _encode(tuple(getattr(x, f) for f in x.__dataclass_fields__), out)
-    else:
-        raise TypeError(f"cannot fingerprint a {type(x).__name__}")
+# ---- bytes: the form in which engines store, compare and ship states ------------------------
+
+@dataclass(frozen=True)
+class Expansion:
+    """Everything an engine needs from one visited state (see :func:`expand`).
+
+    ``kind``: ``inner``, ``pruned`` or a terminal kind (``final``, ``infeasible``,
+    ``deadlock``); ``steps``: the reduced steps explored from it, in order (empty unless
+    ``inner``); ``children``: their successor states, encoded, aligned with ``steps``
+    (successor ``k`` of a state is reached by ``steps[k]``: a *path* of such indices from
+    the initial state names a schedule); ``record``: the terminal record (terminal kinds
+    only)."""
+
+    kind: str
+    steps: tuple[Step, ...]
+    children: tuple[bytes, ...]
+    record: TerminalRecord | None
 
 
-def encode(state: Any) -> bytes:
-    """A canonical byte encoding of a state (sets sorted, NamedTuples as tuples)."""
-    out = bytearray()
-    _encode(state, out)
-    return bytes(out)
+def expand(ctx: Context, state: Any) -> Expansion:
+    """The expansion of a decoded state: reduced successors (encoded), or why there are
+    none, with the terminal record of a terminal state."""
+    if is_pruned(ctx, state):
+        return Expansion(PRUNED, (), (), None)
+    steps = tuple(ctx.steps(state))
+    if steps:
+        apply, enc = ctx.system.apply, ctx.codec.encode
+        return Expansion(INNER, steps, tuple(enc(apply(state, s)) for s in steps), None)
+    kind = classify(ctx, state, 0)
+    return Expansion(kind, (), (), terminal_record(ctx, state, kind))
 
 
-def fingerprint(state: Any) -> int:
-    """64-bit digest of :func:`encode`, the same in every process and every run."""
-    return int.from_bytes(hashlib.blake2b(encode(state), digest_size=8).digest(), "little")
+def expand_bytes(ctx: Context, data: bytes) -> Expansion:
+    """:func:`expand` of an encoded state."""
+    return expand(ctx, ctx.codec.decode(data))
+
+
+def initial_bytes(ctx: Context) -> bytes:
+    return ctx.codec.encode(ctx.system.initial())
+
+
+def schedule_of_path(ctx: Context, path: Sequence[int]) -> list[Step]:
+    """The steps of a path of successor indices from the initial state (the explored
+    system's steps; :func:`replayable` makes them a schedule of the raw system)."""
+    state = ctx.system.initial()
+    out: list[Step] = []
+    for k in path:
+        steps = ctx.steps(state)
+        step = steps[k]
+        out.append(step)
+        state = ctx.system.apply(state, step)
+    return out
+
+
+def replayable(ctx: Context, steps: Sequence[Step]) -> list[Step]:
+    """A schedule of the explored system as the raw system replays it (a quotient
+    lifts it back)."""
+    lift = getattr(ctx.system, "lift", None)
+    return list(lift(steps)) if lift is not None else list(steps)
+
+
+def fingerprint(x: Any) -> int:
+    """The one 64-bit fingerprint (BLAKE2b, 8-byte digest, little-endian): of ``x``
+    itself when it is ``bytes`` (an encoded state), else of its generic canonical
+    encoding (:func:`fisheye.checker.explore.codec.encode`)."""
+    return fingerprint_bytes(x if isinstance(x, bytes) else encode(x))
