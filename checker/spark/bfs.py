@@ -9,7 +9,7 @@ driver (``docs/spark.md`` gives the design and its cost model).
   candidate states sent to it, admits the candidates whose fingerprint it does not own yet
   (``searchsorted`` on the sorted array, then a linear ``insert``), expands every admitted
   state with the explorer's state-local successor function
-  (:func:`fisheye.checker.explore.expand.successors`: the reduction included), and writes
+  (:func:`fisheye.checker.explore.expand.expand_bytes`: the reduction included), and writes
   its new record plus **one batch per destination shard** (fingerprints as a ``uint64``
   array, encoded states, paths).  No per-state Python work happens in Spark itself.
 * On Spark, a level's tasks are the result stage of one job on a PySpark RDD whose output
@@ -25,7 +25,8 @@ driver (``docs/spark.md`` gives the design and its cost model).
 * Each state carries its *path*: the indices of the successors taken from the initial
   state.  Among duplicates the shortest, then lexicographically least, path wins, so
   results never depend on task timing, and a violation's schedule is a shortest one
-  (rebuilt by replaying the path, :func:`schedule_of`).
+  (rebuilt by replaying the path,
+  :func:`fisheye.checker.explore.expand.schedule_of_path`).
 
 Lineage is cut every level: by a reliable checkpoint when the SparkContext has a checkpoint
 directory (a lost executor's records are read back from it), else by a local checkpoint.
@@ -43,17 +44,17 @@ from typing import Any
 
 import numpy as np
 
+from fisheye.checker.explore.codec import collision_probability
+from fisheye.checker.explore.codec import fingerprint as fingerprint_bytes
 from fisheye.checker.explore.expand import (
     INNER,
     PRUNED,
     Context,
     TerminalRecord,
-    classify,
-    successors,
-    terminal_record,
+    expand_bytes,
+    fingerprint,
+    initial_bytes,
 )
-from fisheye.checker.explore.expand import fingerprint as state_fingerprint
-from fisheye.impl.api import Step
 
 Path = tuple[int, ...]
 FINGERPRINT_BITS = 64
@@ -69,21 +70,9 @@ ADMITTED, VISITED, TRANSITIONS, PRUNED_STATES, EMITTED = range(5)
 N_COUNTERS = 5
 
 
-# ---- naming states: the explorer's encoding and fingerprint -------------------------------
-
-def name(ctx: Context, state: Any) -> tuple[int, bytes]:
-    """``(fingerprint, bytes)`` of a state: what crosses processes."""
-    return state_fingerprint(state), pickle.dumps(state, _PROTO)
-
-
-def load(ctx: Context, blob: bytes) -> Any:
-    return pickle.loads(blob)
-
-
-def collision_probability(states: int, bits: int = FINGERPRINT_BITS) -> float:
-    """Birthday-bound estimate that two of ``states`` distinct states share a
-    fingerprint (TLC's "calculated" probability): n(n-1) / 2^(bits+1)."""
-    return min(1.0, states * (states - 1) / 2.0 ** (bits + 1))
+# States cross processes as the explorer's canonical bytes (``ctx.codec``), named by the
+# one 64-bit fingerprint of those bytes (``fisheye.checker.explore.codec.fingerprint``).
+__all__ = ["admit", "collision_probability", "run", "step"]
 
 
 def _key(path: Path) -> tuple[int, Path]:
@@ -103,7 +92,7 @@ def merge_group(a: Group, b: Group) -> Group:
 
 
 def group_key(rec: TerminalRecord) -> int:
-    return state_fingerprint((rec.kind, rec.history_key, rec.outcome, rec.matches, rec.broadcast))
+    return fingerprint((rec.kind, rec.history_key, rec.outcome, rec.matches, rec.broadcast))
 
 
 # ---- one shard, one level (on an executor or in the driver) -------------------------------
@@ -159,26 +148,26 @@ def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
     visited, fresh = admit(visited, fps, paths)
     best: dict[int, tuple[bytes, Path]] = {}
     transitions = pruned = 0
+    fp_of = fingerprint_bytes
     for i in fresh:
-        state, path = load(ctx, blobs[i]), paths[i]
-        succ = successors(ctx, state)            # empty for a pruned state
-        if not succ:
-            kind = classify(ctx, state, 0)
-            if kind == PRUNED:
-                pruned += 1
-            elif kind != INNER:
-                rec = terminal_record(ctx, state, kind)
-                key = group_key(rec)
-                g: Group = (1, rec, path)
-                groups[key] = merge_group(groups[key], g) if key in groups else g
-            continue
-        transitions += len(succ)
-        for j, (_step, nxt) in enumerate(succ):
-            fp, blob = name(ctx, nxt)
-            p2 = path + (j,)
-            old = best.get(fp)
-            if old is None or _key(p2) < _key(old[1]):
-                best[fp] = (blob, p2)
+        path = paths[i]
+        e = expand_bytes(ctx, blobs[i])
+        if e.kind == INNER:
+            transitions += len(e.children)
+            for j, child in enumerate(e.children):
+                fp = fp_of(child)
+                p2 = path + (j,)
+                old = best.get(fp)
+                if old is None or _key(p2) < _key(old[1]):
+                    best[fp] = (child, p2)
+        elif e.kind == PRUNED:
+            pruned += 1
+        else:
+            rec = e.record
+            assert rec is not None
+            key = group_key(rec)
+            g: Group = (1, rec, path)
+            groups[key] = merge_group(groups[key], g) if key in groups else g
     yield index, (SHARD, visited, groups)
     emitted = 0
     if best:
@@ -371,7 +360,8 @@ def run(sc: Any, ctx: Context, *, partitions: int, max_states: int | None = None
     at least ``driver_width`` candidates on Spark, the others in the driver."""
     start = time.perf_counter()
     n = partitions
-    fp, blob = name(ctx, ctx.system.initial())
+    blob = initial_bytes(ctx)
+    fp = fingerprint_bytes(blob)
     local: dict[int, list[tuple]] | None = {
         fp % n: [(BATCH, np.array([fp], dtype=np.uint64), [blob], [()])]}
     spark = _SparkLevels(sc, ctx, n)
@@ -433,13 +423,3 @@ def run(sc: Any, ctx: Context, *, partitions: int, max_states: int | None = None
                     levels=tuple(levels), complete=stopped is None, stopped=stopped,
                     seconds=time.perf_counter() - start, partitions=n, groups=groups,
                     release=spark.close)
-
-
-def schedule_of(ctx: Context, path: Path) -> list[Step]:
-    """Replay a path (successor indices) from the initial state into its schedule."""
-    state = ctx.system.initial()
-    steps: list[Step] = []
-    for i in path:
-        step_, state = successors(ctx, state)[i]
-        steps.append(step_)
-    return steps

@@ -14,13 +14,13 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from fisheye.checker.explore.expand import FINAL, Context, fingerprint
+from fisheye.checker.explore.expand import FINAL, Context, fingerprint, schedule_of_path
 from fisheye.checker.explore.report import ReportBuilder
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.models import Model
 
 from . import bfs
-from .bfs import FINGERPRINT_BITS, Group, LevelStat, SparkRun, schedule_of
+from .bfs import FINGERPRINT_BITS, Group, LevelStat, SparkRun
 from .session import get_session, valid_master
 
 Item = tuple[int, Any, tuple[int, ...], str | None]   # (count, record, path, verdict)
@@ -119,7 +119,7 @@ def build_report(ctx: Context, builder: ReportBuilder, run: SparkRun, items: lis
     builder.add_pruned(run.pruned)
     for count, rec, path, _verdict in items:
         def schedule(path: tuple[int, ...] = path) -> list[Any]:
-            return schedule_of(ctx, path)
+            return schedule_of_path(ctx, path)
         for _ in range(count):
             builder.add_terminal(rec, len(path), schedule)
     per_level = [b.seconds - a.seconds for a, b in zip(run.levels, run.levels[1:], strict=False)]
