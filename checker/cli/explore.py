@@ -54,6 +54,10 @@ def register(sub: Any) -> None:
     p.add_argument("--parquet", default=None, metavar="DIR",
                    help="with --spark: also write the complete histories with their verdicts as a "
                    "Parquet table in DIR (readable with Spark SQL)")
+    p.add_argument("--checkpoint", default=None, metavar="DIR",
+                   help="with --spark: a reliable checkpoint directory that every executor reaches (the "
+                   "search then survives the loss of an executor)")
+    p.add_argument("--verbose", action="store_true", help="with --spark: show Spark's own log on stderr")
     p.set_defaults(func=run)
 
 
@@ -74,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
     _positive("--partitions", args.partitions)
     if args.crashes < 0:
         raise UsageError("--crashes must be >= 0")
-    if (args.master or args.partitions or args.parquet) and not args.spark:
-        raise UsageError("--master, --partitions and --parquet need --spark")
+    if (args.master or args.partitions or args.parquet or args.checkpoint or args.verbose) and not args.spark:
+        raise UsageError("--master, --partitions, --parquet, --checkpoint and --verbose need --spark")
     try:
         ctx = make_context(args.scenario, args.graph, level=args.level, algorithm=args.algorithm,
                            variant=args.variant, network=args.network, mutant=args.mutant,
@@ -111,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--spark is not available ({e})") from None
         report = spark_explore(ctx, builder(ctx), master=args.master, partitions=args.partitions,
                                max_states=args.max_states, timeout=args.timeout, progress=not args.quiet,
-                               parquet=args.parquet)
+                               parquet=args.parquet, checkpoint=args.checkpoint, verbose=args.verbose)
     else:
         from ..explore.engine import explore
 
