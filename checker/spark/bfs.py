@@ -242,13 +242,9 @@ class _SparkLevels:
     checkpointed, and the JVM-built shuffle that feeds the next level."""
 
     def __init__(self, sc: Any, ctx: Context, n: int):
-        from pyspark import StorageLevel, cloudpickle
-
-        self.sc, self.n = sc, n
+        self.sc, self.n, self.ctx = sc, n, ctx
         self.token = uuid.uuid4().hex
-        self.blob = sc.broadcast(cloudpickle.dumps(ctx))
-        self.level_storage = sc._getJavaStorageLevel(StorageLevel.MEMORY_AND_DISK)
-        self.reliable = sc.getCheckpointDir() is not None
+        self.blob: Any = None         # the context, broadcast once the first level runs on Spark
         self.out: Any = None          # the last level's output (PipelinedRDD in pair format)
 
     def _shuffled(self) -> Any:
@@ -265,8 +261,13 @@ class _SparkLevels:
 
     def push(self, records: dict[int, list[tuple]]) -> None:
         """Records held by the driver become the input of the next Spark level."""
+        from pyspark import StorageLevel, cloudpickle
         from pyspark.core.rdd import RDD
 
+        if self.blob is None:
+            self.blob = self.sc.broadcast(cloudpickle.dumps(self.ctx))
+            self.level_storage = self.sc._getJavaStorageLevel(StorageLevel.MEMORY_AND_DISK)
+            self.reliable = self.sc.getCheckpointDir() is not None
         data = [[(d, p) for p in records.get(d, [])] for d in range(self.n)]
         rdd = self.sc.parallelize(data, self.n)
         self.out = None
@@ -318,7 +319,8 @@ class _SparkLevels:
     def close(self) -> None:
         if self.out is not None:
             self.out._jrdd.unpersist(False)
-        self.blob.unpersist()
+        if self.blob is not None:
+            self.blob.unpersist()
 
 
 # ---- the driver --------------------------------------------------------------------------

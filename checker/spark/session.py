@@ -78,6 +78,20 @@ def _log4j_file() -> str:
     return path
 
 
+def _log_dir(keep: int = 10) -> str:
+    """The directory of the JVM logs (this user's, under the temporary directory), pruned
+    to the ``keep`` most recent."""
+    d = os.path.join(tempfile.gettempdir(), f"fisheye-spark-logs-{os.getuid()}")
+    os.makedirs(d, exist_ok=True)
+    logs = sorted((os.path.join(d, f) for f in os.listdir(d)), key=os.path.getmtime)
+    for old in logs[:-keep] if len(logs) > keep else []:
+        try:
+            os.remove(old)
+        except OSError:
+            pass
+    return d
+
+
 def _start_jvm(verbose: bool) -> None:
     """Start the JVM gateway (unless spark-submit started it), quiet unless ``verbose``."""
     from pyspark import SparkConf, SparkContext
@@ -95,7 +109,7 @@ def _start_jvm(verbose: bool) -> None:
     popen: dict[str, Any] = {}
     if not verbose:
         flags += f" -Dlog4j2.configurationFile=file:{_log4j_file()}"
-        fd, _log_file = tempfile.mkstemp(prefix="fisheye-spark-", suffix=".log")
+        fd, _log_file = tempfile.mkstemp(prefix="spark-", suffix=".log", dir=_log_dir())
         popen = {"stdout": fd, "stderr": fd}
     conf.set("spark.driver.extraJavaOptions", flags)
     try:
