@@ -31,8 +31,10 @@ APP_NAME = "fisheye-explore"
 # it faster and use less CPU.
 DRIVER_JAVA_FLAGS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
-_QUIET_LOG4J = """\
+_LOG4J = """\
 rootLogger.level = warn
+logger.spark.name = org.apache.spark
+logger.spark.level = {level}
 rootLogger.appenderRef.stderr.ref = console
 appender.console.type = Console
 appender.console.name = console
@@ -63,17 +65,22 @@ def log_path() -> str | None:
     return _log_file
 
 
-def _log4j_file() -> str:
-    path = os.path.join(tempfile.gettempdir(), f"fisheye-spark-log4j2-{os.getuid()}.properties")
+def _log4j_file(level: str) -> str:
+    """A log4j2 configuration: Spark's messages at ``level`` and above, the others' warnings
+    and errors, on the JVM's stderr.  (Spark's own logger gets a level of its own: a shell
+    session -- PySpark's driver is one -- hides the messages of the loggers left at the root
+    level below WARN.)"""
+    text = _LOG4J.replace("{level}", level)
+    path = os.path.join(tempfile.gettempdir(), f"fisheye-spark-log4j2-{level}-{os.getuid()}.properties")
     try:
         with open(path, encoding="utf-8") as f:
-            if f.read() == _QUIET_LOG4J:
+            if f.read() == text:
                 return path
     except OSError:
         pass
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".properties")
     with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(_QUIET_LOG4J)
+        f.write(text)
     os.replace(tmp, path)
     return path
 
@@ -105,15 +112,15 @@ def _start_jvm(verbose: bool) -> None:
     from pyspark.java_gateway import launch_gateway
 
     conf = SparkConf()
-    flags = DRIVER_JAVA_FLAGS
+    log4j = _log4j_file("info" if verbose else "warn")
+    flags = f"{DRIVER_JAVA_FLAGS} -Dlog4j2.configurationFile=file:{log4j}"
     popen: dict[str, Any] = {}
     if not verbose:
-        flags += f" -Dlog4j2.configurationFile=file:{_log4j_file()}"
         fd, _log_file = tempfile.mkstemp(prefix="spark-", suffix=".log", dir=_log_dir())
         popen = {"stdout": fd, "stderr": fd}
     conf.set("spark.driver.extraJavaOptions", flags)
     try:
-        gateway = launch_gateway(conf, popen_kwargs=popen)
+        gateway = launch_gateway(conf, popen_kwargs=dict(popen))
     finally:
         if popen:
             os.close(popen["stderr"])
@@ -164,7 +171,8 @@ def get_session(master: str | None = None, *, shuffle_partitions: int = 4, verbo
     # chose one: the interpreter travels with every task of the job, so it reaches the
     # executors of a cluster too (this process's environment does not).
     sc.pythonExec = user_python or sys.executable
-    sc.setLogLevel("INFO" if verbose else "ERROR")
+    if not verbose and _log_file is None:    # a JVM we did not start writes on the terminal
+        sc.setLogLevel("ERROR")
     if checkpoint_dir is not None:
         sc.setCheckpointDir(checkpoint_dir)
     return session
