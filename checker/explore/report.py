@@ -32,11 +32,15 @@ MAX_LISTED = 50
 
 @dataclass
 class _Violation:
+    """A violation and the shortest run found for it: ``schedule`` is a zero-argument
+    callable giving its steps, or a reference an engine resolves when the report is
+    built (only the listed violations' schedules are ever rebuilt)."""
+
     violates: str
     kind: str
     history: History
     length: int
-    schedule: list[Step]
+    schedule: Any
     count: int = 1
 
 
@@ -73,9 +77,10 @@ class ReportBuilder:
     def add_pruned(self, n: int = 1) -> None:
         self.pruned += n
 
-    def add_terminal(self, rec: TerminalRecord, length: int, schedule: Callable[[], Sequence[Step]]) -> None:
+    def add_terminal(self, rec: TerminalRecord, length: int, schedule: Any) -> None:
         """One distinct terminal state, reached by a schedule of ``length`` steps
-        (``schedule()`` builds it, only when needed)."""
+        (``schedule``: a callable that builds it, or an engine's reference to it; used
+        only if the report lists this run)."""
         if rec.kind == INFEASIBLE:
             self.infeasible += 1
             return
@@ -118,17 +123,15 @@ class ReportBuilder:
                 self.unknown_checks += 1
         return v
 
-    def _violation(self, violates: str, kind: str, rec: TerminalRecord, length: int,
-                   schedule: Callable[[], Sequence[Step]]) -> None:
+    def _violation(self, violates: str, kind: str, rec: TerminalRecord, length: int, schedule: Any) -> None:
         key = (violates, rec.history_key)
         old = self._violations.get(key)
         if old is None:
-            self._violations[key] = _Violation(violates, kind, rec.history, length,
-                                               self._replayable(schedule))
+            self._violations[key] = _Violation(violates, kind, rec.history, length, schedule)
         else:
             old.count += 1
             if length < old.length:
-                old.length, old.schedule = length, self._replayable(schedule)
+                old.length, old.schedule = length, schedule
 
     def _replayable(self, schedule: Callable[[], Sequence[Step]]) -> list[Step]:
         """The schedule as the raw system replays it (a quotiented system lifts it)."""
@@ -136,16 +139,36 @@ class ReportBuilder:
         lift = getattr(self.ctx.system, "lift", None)
         return list(lift(steps)) if lift is not None else steps
 
+    _STATE = ("terminal_states", "deadlocks", "infeasible", "pruned", "unknown_checks", "_histories",
+              "_outcomes", "_verdicts", "_violations")
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the builder has accumulated (picklable when the schedules are references),
+        for a checkpoint."""
+        return {k: getattr(self, k) for k in self._STATE}
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        for k in self._STATE:
+            setattr(self, k, snap[k])
+
     @property
     def violation_count(self) -> int:
         return len(self._violations)
 
     def build(self, *, complete: bool, states: int, transitions: int, max_depth: int, seconds: float,
-              stopped: str | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+              stopped: str | None = None, extra: dict[str, Any] | None = None,
+              resolve: Callable[[list[Any]], list[list[Step]]] | None = None) -> dict[str, Any]:
+        """The report.  ``resolve`` turns an engine's schedule references into replayable
+        schedules (all at once); callables are called and lifted to the raw system."""
         system = self.ctx.system
         names = read_names(system)
         values = sorted((list(o) for o in self._outcomes), key=_sort_key)
         vios = sorted(self._violations.values(), key=lambda v: (v.violates, v.length))
+        listed = vios[:MAX_LISTED]
+        refs = [v.schedule for v in listed if not callable(v.schedule)]
+        resolved = dict(zip(map(id, refs), resolve(refs), strict=True)) if refs and resolve else {}
+        schedules = [resolved[id(v.schedule)] if id(v.schedule) in resolved else self._replayable(v.schedule)
+                     for v in listed]
         desc = system.describe() if hasattr(system, "describe") else {}
         out: dict[str, Any] = {
             "scenario": self.scenario if self.scenario is not None else desc.get("scenario"),
@@ -168,8 +191,8 @@ class ReportBuilder:
             "max_depth": max_depth,
             "outcomes": {"reads": list(names), "values": values},
             "violations": [{"violates": v.violates, "kind": v.kind, "runs": v.count, "length": v.length,
-                            "schedule": [s.to_json() for s in v.schedule], "history": v.history.to_json()}
-                           for v in vios[:MAX_LISTED]],
+                            "schedule": [s.to_json() for s in sched], "history": v.history.to_json()}
+                           for v, sched in zip(listed, schedules, strict=True)],
             "violations_total": len(vios),
             "unknown_checks": self.unknown_checks,
             "seconds": round(seconds, 3),

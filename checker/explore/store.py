@@ -1,0 +1,290 @@
+"""Where the local search keeps what it has seen: the visited set, the parent log and the
+frontier, each with a memory-lean form for long runs.
+
+* :class:`FingerprintSet` -- the visited set as 64-bit fingerprints
+  (:func:`fisheye.checker.explore.codec.fingerprint` of the encoded state) in one sorted
+  ``numpy.uint64`` array: 8 bytes per visited state (16 while a level is merged in).
+  Two distinct states with one fingerprint would make the search skip the second: the
+  report gives the birthday bound on that probability.  :class:`ExactSet` keeps the
+  encoded states themselves instead (no collision possible; for small runs).
+* :class:`DiskLog` / :class:`MemoryLog` -- the parent log: for every admitted state, its
+  key, its parent's key and the index of the step taken (as TLC does), level by level, on
+  disk (18 bytes per state) or in memory; a schedule is rebuilt by walking it backwards
+  once for all the violations a report lists.
+* :class:`Frontier` -- the encoded states of one level, in discovery order, written to
+  disk in chunks above a memory budget.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from .codec import fingerprint
+
+NO_PARENT = 0xFFFF
+
+
+class FingerprintSet:
+    """Visited states as a sorted array of 64-bit fingerprints (see module doc)."""
+
+    exact = False
+
+    def __init__(self) -> None:
+        self.old = np.zeros(0, dtype=np.uint64)
+
+    key = staticmethod(fingerprint)
+
+    def __len__(self) -> int:
+        return int(self.old.size)
+
+    def known(self, keys: Sequence[int]) -> list[bool]:
+        """Which of ``keys`` were merged in at an earlier level (one vectorised lookup)."""
+        old = self.old
+        if not old.size or not keys:
+            return [False] * len(keys)
+        a = np.array(keys, dtype=np.uint64)
+        pos = np.searchsorted(old, a)
+        np.minimum(pos, old.size - 1, out=pos)
+        return (old[pos] == a).tolist()
+
+    def merge(self, keys: Iterable[int]) -> None:
+        new = np.fromiter(keys, dtype=np.uint64)
+        if not new.size:
+            return
+        new.sort()
+        self.old = np.insert(self.old, np.searchsorted(self.old, new), new)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.old.nbytes)
+
+    def save(self, path: str) -> None:
+        with open(path, "wb") as f:
+            np.save(f, self.old)
+
+    def load(self, path: str) -> None:
+        with open(path, "rb") as f:
+            self.old = np.load(f)
+
+
+class ExactSet:
+    """Visited states as their exact encodings (no fingerprint collision possible)."""
+
+    exact = True
+
+    def __init__(self) -> None:
+        self.old: set[bytes] = set()
+
+    @staticmethod
+    def key(data: bytes) -> bytes:
+        return data
+
+    def __len__(self) -> int:
+        return len(self.old)
+
+    def known(self, keys: Sequence[bytes]) -> list[bool]:
+        old = self.old
+        return [k in old for k in keys]
+
+    def merge(self, keys: Iterable[bytes]) -> None:
+        self.old.update(keys)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(len(k) + 33 for k in self.old) + 16 * len(self.old)
+
+    def save(self, path: str) -> None:
+        with open(path, "wb") as f:
+            pickle.dump(self.old, f, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def load(self, path: str) -> None:
+        with open(path, "rb") as f:
+            self.old = pickle.load(f)
+
+
+# ---- parent logs ---------------------------------------------------------------------------
+
+_LOG_DTYPE = np.dtype([("key", "<u8"), ("parent", "<u8"), ("step", "<u2")])
+
+
+class DiskLog:
+    """The parent log of a fingerprint search: one file per level in ``directory``."""
+
+    def __init__(self, directory: str):
+        self.dir = directory
+        os.makedirs(directory, exist_ok=True)
+        self._reset()
+
+    def _reset(self) -> None:
+        self._keys: list[int] = []
+        self._parents: list[int] = []
+        self._steps: list[int] = []
+
+    def add(self, key: int, parent: int, step: int) -> None:
+        self._keys.append(key)
+        self._parents.append(parent)
+        self._steps.append(step)
+
+    def _path(self, depth: int) -> str:
+        return os.path.join(self.dir, f"level-{depth:05d}.bin")
+
+    def end_level(self, depth: int) -> None:
+        a = np.empty(len(self._keys), dtype=_LOG_DTYPE)
+        a["key"] = np.array(self._keys, dtype=np.uint64)
+        a["parent"] = np.array(self._parents, dtype=np.uint64)
+        a["step"] = np.array(self._steps, dtype=np.uint16)
+        tmp = self._path(depth) + ".tmp"
+        a.tofile(tmp)
+        os.replace(tmp, self._path(depth))
+        self._reset()
+
+    def _level(self, depth: int) -> Any:
+        return np.fromfile(self._path(depth), dtype=_LOG_DTYPE)
+
+    def paths(self, refs: Sequence[tuple[int, Any]]) -> list[list[int]]:
+        """The step-index paths from the initial state to each ``(depth, key)``: one
+        backward pass over the levels, whatever the number of references."""
+        want: dict[int, set[Any]] = {}
+        for d, k in refs:
+            want.setdefault(d, set()).add(k)
+        links: dict[tuple[int, Any], tuple[Any, int]] = {}
+        for d in range(max(want, default=0), 0, -1):
+            keys = want.get(d)
+            if not keys:
+                continue
+            a = self._level(d)
+            sel = a[np.isin(a["key"], np.array(sorted(keys), dtype=np.uint64))]
+            found = {int(r["key"]): (int(r["parent"]), int(r["step"])) for r in sel}
+            for k in keys:
+                p, s = found[k]
+                links[(d, k)] = (p, s)
+                want.setdefault(d - 1, set()).add(p)
+        out = []
+        for d, k in refs:
+            path: list[int] = []
+            while d > 0:
+                k, s = links[(d, k)]
+                path.append(s)
+                d -= 1
+            path.reverse()
+            out.append(path)
+        return out
+
+    def truncate(self, depth: int) -> None:
+        """Forget the levels after ``depth`` (a resumed run writes them again)."""
+        for name in os.listdir(self.dir):
+            if name.startswith("level-") and name.endswith(".bin") and int(name[6:11]) > depth:
+                os.remove(os.path.join(self.dir, name))
+        self._reset()
+
+
+class MemoryLog:
+    """The parent log of an exact search, in memory (keys are encoded states)."""
+
+    def __init__(self) -> None:
+        self.levels: list[dict[bytes, tuple[bytes | None, int]]] = []
+        self._cur: dict[bytes, tuple[bytes | None, int]] = {}
+
+    def add(self, key: bytes, parent: Any, step: int) -> None:
+        self._cur[key] = (parent, step)
+
+    def end_level(self, depth: int) -> None:
+        del self.levels[depth:]
+        self.levels.append(self._cur)
+        self._cur = {}
+
+    def paths(self, refs: Sequence[tuple[int, Any]]) -> list[list[int]]:
+        out = []
+        for d, k in refs:
+            path: list[int] = []
+            while d > 0:
+                k, s = self.levels[d][k]
+                path.append(s)
+                d -= 1
+            path.reverse()
+            out.append(path)
+        return out
+
+    def truncate(self, depth: int) -> None:
+        del self.levels[depth + 1:]
+        self._cur = {}
+
+
+# ---- the frontier --------------------------------------------------------------------------
+
+_REC = struct.Struct("<I")
+
+
+class Frontier:
+    """The encoded states of one level in discovery order; above ``budget`` bytes held in
+    memory, the held part is appended to a spill file in ``directory``."""
+
+    OVERHEAD = 41           # a bytes object's header and its list slot, roughly
+
+    def __init__(self, directory: str | None, budget: int | None, name: str):
+        self.dir, self.budget, self.name = directory, budget, name
+        self.items: list[bytes] = []
+        self.held = 0
+        self.spilled = 0
+        self.files: list[str] = []
+
+    def __len__(self) -> int:
+        return self.spilled + len(self.items)
+
+    def append(self, data: bytes) -> None:
+        self.items.append(data)
+        self.held += len(data) + self.OVERHEAD
+        if self.budget is not None and self.held > self.budget and self.dir is not None:
+            self.spill()
+
+    def spill(self) -> None:
+        if not self.items:
+            return
+        assert self.dir is not None
+        path = os.path.join(self.dir, f"{self.name}-{len(self.files):04d}.spill")
+        with open(path, "wb") as f:
+            pack = _REC.pack
+            f.write(b"".join(pack(len(d)) + d for d in self.items))
+        self.files.append(path)
+        self.spilled += len(self.items)
+        self.items = []
+        self.held = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for path in self.files:
+            with open(path, "rb") as f:
+                buf = f.read()
+            k, end = 0, len(buf)
+            while k < end:
+                (m,) = _REC.unpack_from(buf, k)
+                yield buf[k + 4:k + 4 + m]
+                k += 4 + m
+            os.remove(path)
+        yield from self.items
+
+    def save(self, path: str) -> None:
+        """Write the whole level to one file (a checkpoint); the frontier is unchanged."""
+        with open(path, "wb") as f:
+            pack = _REC.pack
+            for p in self.files:
+                with open(p, "rb") as g:
+                    f.write(g.read())
+            f.write(b"".join(pack(len(d)) + d for d in self.items))
+
+    @classmethod
+    def load(cls, path: str, directory: str | None, budget: int | None, name: str) -> Frontier:
+        fr = cls(directory, budget, name)
+        with open(path, "rb") as f:
+            buf = f.read()
+        k, end = 0, len(buf)
+        while k < end:
+            (m,) = _REC.unpack_from(buf, k)
+            fr.append(buf[k + 4:k + 4 + m])
+            k += 4 + m
+        return fr
