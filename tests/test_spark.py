@@ -30,6 +30,7 @@ from fisheye.checker.explore.codec import collision_probability
 from fisheye.checker.explore.engine import explore as local_explore
 from fisheye.checker.explore.expand import Context
 from fisheye.checker.explore.report import ReportBuilder
+from fisheye.checker.explore.store import FingerprintSet
 from fisheye.checker.spark import explore as spark_explore
 from fisheye.checker.spark.bfs import admit
 from fisheye.impl.api import Step, replay
@@ -81,15 +82,15 @@ def assert_identical(local: dict, lb: ReportBuilder, remote: dict, sb: ReportBui
 # ---- admission and one level, in process (no Spark) -----------------------------------------
 
 def test_admit_keeps_new_fingerprints_once_with_their_least_path() -> None:
-    visited = np.array([5, 9], dtype=np.uint64)
+    visited = FingerprintSet()
+    visited.merge([9, 5])
     fps = np.array([9, 7, 3, 7, 3, 7], dtype=np.uint64)
     paths = [(0,), (2, 1), (4,), (1, 0), (3,), (1, 1)]
-    new_visited, chosen = admit(visited, fps, paths)
-    assert new_visited.tolist() == [3, 5, 7, 9]                    # sorted, merged
+    chosen = admit(visited, fps, paths)
+    assert visited.old.tolist() == [3, 5, 7, 9]                    # sorted, merged
     assert [int(fps[i]) for i in chosen] == [3, 7]                  # fingerprint order, 9 seen
     assert [paths[i] for i in chosen] == [(3,), (1, 0)]             # shortest, then least
-    assert admit(new_visited, fps, paths)[1] == []                  # nothing new the second time
-    assert admit(new_visited, np.zeros(0, dtype=np.uint64), [])[0] is new_visited
+    assert admit(visited, fps, paths) == [] and len(visited) == 4   # nothing new the second time
 
 
 @pytest.mark.parametrize("shards", [1, 3])

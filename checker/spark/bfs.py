@@ -55,6 +55,7 @@ from fisheye.checker.explore.expand import (
     fingerprint,
     initial_bytes,
 )
+from fisheye.checker.explore.store import FingerprintSet
 
 Path = tuple[int, ...]
 FINGERPRINT_BITS = 64
@@ -97,11 +98,12 @@ def group_key(rec: TerminalRecord) -> int:
 
 # ---- one shard, one level (on an executor or in the driver) -------------------------------
 
-def admit(visited: np.ndarray, fps: np.ndarray, paths: list[Path]) -> tuple[np.ndarray, list[int]]:
-    """The candidates (``fps[i]`` reached by ``paths[i]``) never visited: one index per new
-    fingerprint (its least path), in fingerprint order, and the visited array with them."""
+def admit(visited: FingerprintSet, fps: np.ndarray, paths: list[Path]) -> list[int]:
+    """Admit the candidates (``fps[i]`` reached by ``paths[i]``) never visited into
+    ``visited``; returns one index per new fingerprint (its least path), in fingerprint
+    order."""
     if not len(fps):
-        return visited, []
+        return []
     order = np.argsort(fps, kind="stable")
     s = fps[order]
     first = np.empty(len(s), dtype=bool)
@@ -109,30 +111,27 @@ def admit(visited: np.ndarray, fps: np.ndarray, paths: list[Path]) -> tuple[np.n
     np.not_equal(s[1:], s[:-1], out=first[1:])
     starts = np.flatnonzero(first)
     uniq = s[starts]
-    pos = np.searchsorted(visited, uniq)
-    seen = np.zeros(len(uniq), dtype=bool)
-    inside = pos < len(visited)
-    seen[inside] = visited[pos[inside]] == uniq[inside]
-    new = np.flatnonzero(~seen)
-    if not len(new):
-        return visited, []
+    new = [j for j, seen in enumerate(visited.known(uniq.tolist())) if not seen]
+    if not new:
+        return []
     ends = np.append(starts[1:], len(s))
     order_l, starts_l, ends_l = order.tolist(), starts.tolist(), ends.tolist()
     chosen: list[int] = []
-    for j in new.tolist():
+    for j in new:
         a, b = starts_l[j], ends_l[j]
         if b - a == 1:
             chosen.append(order_l[a])
         else:
             chosen.append(min(order_l[a:b], key=lambda i: _key(paths[i])))
-    return np.insert(visited, pos[new], uniq[new]), chosen
+    visited.merge(uniq[new])
+    return chosen
 
 
 def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
          counters: list[int]) -> Iterator[tuple[int, tuple]]:
     """Shard ``index`` of ``n`` at one level: admit, expand, route (module docstring).
     Adds this level's counters to ``counters``; yields ``(destination, payload)``."""
-    visited, groups = _EMPTY, {}
+    visited, groups = FingerprintSet(), {}
     fps_parts: list[np.ndarray] = []
     blobs: list[bytes] = []
     paths: list[Path] = []
@@ -145,7 +144,7 @@ def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
             blobs.extend(b)
             paths.extend(p)
     fps = np.concatenate(fps_parts) if len(fps_parts) > 1 else (fps_parts[0] if fps_parts else _EMPTY)
-    visited, fresh = admit(visited, fps, paths)
+    fresh = admit(visited, fps, paths)
     best: dict[int, tuple[bytes, Path]] = {}
     transitions = pruned = 0
     fp_of = fingerprint_bytes
@@ -175,11 +174,7 @@ def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
         dst = (out_fps % np.uint64(n)).astype(np.intp)
         mine = dst == index
         if mine.any():       # successors this shard owns and has seen: no need to send them
-            own = out_fps[mine]
-            pos = np.searchsorted(visited, own)
-            hit = np.zeros(len(own), dtype=bool)
-            inside = pos < len(visited)
-            hit[inside] = visited[pos[inside]] == own[inside]
+            hit = np.array(visited.known(out_fps[mine].tolist()), dtype=bool)
             keep = np.ones(len(out_fps), dtype=bool)
             keep[np.flatnonzero(mine)[hit]] = False
         else:
