@@ -220,7 +220,7 @@ def published_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[
 def test_injected_failure_is_retried_and_the_result_unchanged(published_run: dict[str, Any]) -> None:
     assert published_run["marker"].read_text().startswith("stage ")   # the failure did happen
     local = published_run["local"]
-    assert local["violations_total"] == 3                               # causal order, issue 9
+    assert local["violations_total"] == 3                               # causal order (published variant)
     assert {v["violates"] for v in local["violations"]} == {"causal order"}
     assert_identical(local, published_run["lb"], published_run["remote"], published_run["sb"])
 

@@ -1,4 +1,4 @@
-"""Outputs a user can query: a Parquet table of the terminal states' groups (issue 6).
+"""Outputs a user can query: a Parquet table of the terminal states' groups.
 
 One row per distinct (kind, history, outcome, broadcast violations) of the terminal
 states: complete runs (``kind = 'final'``) with the verdict of their history under the
