@@ -1,9 +1,16 @@
-"""Benchmarks of the explorer (issue 5, item 7): states/s on one core, reduction factor,
-wall time and peak memory per scenario, graph and level.  Run by hand:
+"""Benchmarks of the explorer: distinct states per CPU second on one core, reduction
+factor, wall time, peak memory and visited-set bytes per state, per scenario, graph and
+level; and the fingerprint set alone (bytes per visited state at 10-100 million states).
+Run by hand:
 
     .venv/bin/python bench/bench_explore.py                # everything (long: fig6 protocol)
     .venv/bin/python bench/bench_explore.py --quick        # paris-berlin-newyork only
     .venv/bin/python bench/bench_explore.py --repeat 3 --fig6-timeout 600
+    .venv/bin/python bench/bench_explore.py --storage 100000000   # the visited set alone
+
+Targets: at least 30,000 distinct states per CPU second at the protocol level
+(paris-berlin-newyork on the complete graph, fig6); 100 million visited states in 4 GiB
+(plus the frontier).
 
 Each configuration runs in a fresh child process (one core, its own peak RSS); with
 ``--repeat N`` the median wall and CPU times of N runs are reported.  On a shared machine
@@ -35,6 +42,7 @@ cpu = time.process_time() - c
 print(json.dumps({"states": rep["states"], "terminal": rep["terminal_states"], "histories": rep["histories"],
                   "complete": rep["complete"], "depth": rep["max_depth"], "wall": wall, "cpu": cpu,
                   "outcomes": rep["outcomes"]["values"], "pruned": rep["pruned"]["deviating_reads"],
+                  "visited_bytes": rep.get("visited_bytes", 0),
                   "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -54,6 +62,38 @@ def measure(sc: str, graph: str, level: str, red: str, budget: float, repeat: in
     return r
 
 
+STORAGE = r"""
+import json, resource, sys, time
+import numpy as np
+from fisheye.checker.explore.store import FingerprintSet
+n, levels = int(sys.argv[1]), 40
+rng = np.random.default_rng(1)
+vs = FingerprintSet()
+t = time.process_time()
+per = n // levels
+for _ in range(levels):
+    keys = rng.integers(0, 2**63, size=per, dtype=np.uint64)
+    vs.known(keys[:1000].tolist())
+    vs.merge(keys)
+cpu = time.process_time() - t
+probe = rng.integers(0, 2**63, size=100000, dtype=np.uint64).tolist()
+t = time.process_time()
+for k in range(0, len(probe), 1000):
+    vs.known(probe[k:k + 1000])
+look = (time.process_time() - t) / len(probe)
+print(json.dumps({"states": len(vs), "bytes": vs.nbytes, "merge_cpu": cpu, "lookup_us": look * 1e6,
+                  "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def storage(n: int) -> None:
+    out = subprocess.run([sys.executable, "-c", STORAGE, str(n)], capture_output=True, text=True, check=True)
+    r = json.loads(out.stdout)
+    print(f"fingerprint set: {r['states']:,} states, {r['bytes'] / r['states']:.1f} bytes/state "
+          f"({r['bytes'] / 2**30:.2f} GiB), peak RSS {r['rss_mib']:,.0f} MiB (merges double it briefly), "
+          f"40 level merges {r['merge_cpu']:.1f} CPU s, lookup {r['lookup_us']:.2f} us/state (batched)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="paris-berlin-newyork only")
@@ -64,7 +104,13 @@ def main() -> None:
                     "the protocol level within --full-timeout)")
     ap.add_argument("--full-timeout", type=float, default=120.0,
                     help="budget of each unreduced protocol-level search (s): it reports its reach")
+    ap.add_argument("--storage", type=int, default=None, metavar="N",
+                    help="only measure the fingerprint set with N random fingerprints")
     args = ap.parse_args()
+    if args.storage:
+        print(f"load average {os.getloadavg()[0]:.1f}")
+        storage(args.storage)
+        return
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cpus, "
           f"python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}", flush=True)
     configs = [("paris-berlin-newyork", g, lvl) for lvl in ("protocol", "abstract")
@@ -73,8 +119,8 @@ def main() -> None:
         configs += [("fig6", g, "abstract") for g in ("empty", "paper", "complete")]
         configs += [("fig6", g, "protocol") for g in ("empty", "paper", "complete")]
     print("| scenario | level | graph | reduction | complete | states | final states | histories | wall s "
-          "| CPU s | states/CPU s | peak MiB | full states | factor |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| CPU s | states/CPU s | peak MiB | visited B/state | full states | factor |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for sc, g, lvl in configs:
         budget = args.fig6_timeout if (sc == "fig6" and lvl == "protocol") else args.timeout
         r = measure(sc, g, lvl, "auto", budget, args.repeat)
@@ -88,7 +134,7 @@ def main() -> None:
         print(f"| {sc} | {lvl} | {g} | auto | {r['complete']} | {r['states']:,} | {r['terminal']:,} | "
               f"{r['histories']} | {r['wall']:.1f} | {r['cpu']:.1f} | "
               f"{r['states'] / max(r['cpu'], 1e-9):,.0f} | "
-              f"{r['rss_mib']:.0f} | "
+              f"{r['rss_mib']:.0f} | {r['visited_bytes'] / max(r['states'], 1):.1f} | "
               f"{fs} | {factor} |", flush=True)
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 

@@ -1,15 +1,18 @@
-"""Counterexample files (contract section 5): write, read, replay.
+"""Counterexample files: write, read, replay.
 
-A counterexample is a run of a system (Algorithm 2 over Algorithm 1, a variant, a
-mutant, a network semantics) given by its schedule, and what the run violates: a
-consistency model (``fisheye-2014``, ``fisheye``...), a broadcast property of section
-4.1 (``G-delivery order``, ``causal order``...), or ``deadlock``.
+A counterexample is a run of a system (any system of the registry,
+:mod:`fisheye.checker.systems`: Algorithm 2 over Algorithm 1 with a variant, a mutant,
+a network semantics; the localized broadcast; a user's protocol) given by its schedule,
+and what the run violates: a consistency model (``fisheye-2014``, ``fisheye``...), a
+property of the system (section 4.1's ``G-delivery order``, ``causal order``...,
+LCURB1-5, a protocol's own), or ``deadlock``.
 
-Keys (the contract's, plus what replay and explanation need): ``history`` (the run's
-history with, as its ``graph``, the graph the model is checked against), ``violates``,
-``algorithm``, ``variant``, ``mutant``, ``network``, ``schedule`` (``Step.to_json()``
-items), ``scenario`` or ``program`` (text form of :func:`fisheye.impl.programs.parse_program`),
-``system_graph`` (the graph the algorithm ran with), ``search`` (which search found it),
+Keys: ``history`` (the run's history with, as its ``graph``, the graph the model is
+checked against), ``violates``, ``algorithm`` (the registry name of the system),
+``variant``, ``mutant``, ``network``, ``schedule`` (``Step.to_json()`` items),
+``scenario`` or ``program`` (text form of :func:`fisheye.impl.programs.parse_program`),
+``system_graph`` (the graph the algorithm ran with), ``level``, ``crashes`` and
+``options`` (further factory options), ``search`` (which search found it),
 ``details``, ``delivery_logs`` and ``explanation`` (the data of :mod:`.explain`).
 Files are produced by the tools (:mod:`fisheye.checker.searches`), never by hand;
 :func:`replay` rebuilds the system, replays the schedule and checks that the same
@@ -24,11 +27,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fisheye.impl.api import ReplayError, Step
+from fisheye.impl.api import (
+    ChecksBroadcast,
+    Network,
+    ReplayError,
+    Step,
+    System,
+    SystemRequest,
+    judge,
+    logs_as_json,
+)
 from fisheye.impl.api import replay as replay_schedule
-from fisheye.spec.graph import ProximityGraph
+from fisheye.spec.graph import ProximityGraph, graph_of
 from fisheye.spec.history import History, HistoryError, parse_history
 from fisheye.spec.models import MODEL_NAMES
+
+from .result import Verdict
 
 DEADLOCK = "deadlock"
 REQUIRED = ("history", "violates", "algorithm", "variant", "mutant", "network", "schedule")
@@ -39,7 +53,7 @@ class Counterexample:
     history: History
     violates: str
     algorithm: str
-    variant: str
+    variant: str | None
     mutant: str | None
     network: str
     schedule: tuple[Step, ...]
@@ -50,6 +64,9 @@ class Counterexample:
     details: str = ""
     delivery_logs: Mapping[str, Any] = field(default_factory=dict)
     explanation: Mapping[str, Any] | None = None
+    level: str = "protocol"
+    crashes: int | None = None
+    options: tuple[tuple[str, Any], ...] = ()
 
     @property
     def is_model(self) -> bool:
@@ -71,23 +88,31 @@ class Counterexample:
             "details": self.details,
             "delivery_logs": dict(self.delivery_logs),
             "explanation": self.explanation,
+            "level": self.level,
+            "crashes": self.crashes,
+            "options": {k: v for k, v in self.options},
         }
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
 
-    def system(self):  # -> TocoSystem (or LcbSystem for algorithm "lcb")
-        if self.algorithm == "lcb":  # issue 8: the scenario's default localities, F = its crash steps
-            from fisheye.impl.lcb import crashes_in, make_lcb_system
+    def request(self) -> SystemRequest:
+        """What the system's factory is asked for to rebuild the run's system."""
+        crashes = self.crashes
+        if crashes is None:   # files written before the key: the crashes the schedule performs
+            from fisheye.impl.lcb import crashes_in
 
-            return make_lcb_system(self.scenario or "", crashes=crashes_in(self.schedule),
-                                   network=self.network)
-        from fisheye.impl.programs import parse_program
-        from fisheye.impl.system import make_system
+            crashes = crashes_in(self.schedule)
+        return SystemRequest(scenario=self.scenario if self.scenario else self.program,
+                             graph=ProximityGraph.of(self.history.processes, self.system_graph),
+                             network=Network.parse(self.network), variant=self.variant, mutant=self.mutant,
+                             crashes=crashes, level=self.level, options=self.options, system=self.algorithm)
 
-        target: Any = self.scenario if self.scenario else parse_program(self.program or "")
-        return make_system(target, list(self.system_graph), network=self.network, variant=self.variant,
-                           mutant=self.mutant)
+    def system(self) -> System[Any]:
+        """The run's system, rebuilt by its factory (``ValueError`` if it cannot be)."""
+        from .systems import make
+
+        return make(self.algorithm, self.request())
 
 
 def is_counterexample(obj: Any) -> bool:
@@ -115,13 +140,28 @@ def from_json(obj: Any, source: str | None = None) -> Counterexample:
     sg = obj.get("system_graph", obj["history"].get("graph") or [])
     if not isinstance(sg, list) or not all(isinstance(e, list) and len(e) == 2 for e in sg):
         raise bad("'system_graph' must be a list of edges [p, q]")
+    opts = obj.get("options") or {}
+    if not isinstance(opts, dict):
+        raise bad("'options' must be an object")
+    crashes = obj.get("crashes")
+    if crashes is not None and (not isinstance(crashes, int) or isinstance(crashes, bool) or crashes < 0):
+        raise bad("'crashes' must be a non-negative integer")
     return Counterexample(
         history=history, violates=obj["violates"], algorithm=str(obj["algorithm"]),
-        variant=str(obj["variant"]), mutant=obj["mutant"], network=str(obj["network"]),
+        variant=None if obj["variant"] is None else str(obj["variant"]), mutant=obj["mutant"],
+        network=str(obj["network"]),
         schedule=tuple(Step.from_json(s) for s in sched),
         system_graph=tuple((a, b) for a, b in sg), scenario=obj.get("scenario"),
         program=obj.get("program"), search=str(obj.get("search", "")), details=str(obj.get("details", "")),
-        delivery_logs=obj.get("delivery_logs") or {}, explanation=obj.get("explanation"))
+        delivery_logs=obj.get("delivery_logs") or {}, explanation=obj.get("explanation"),
+        level=str(obj.get("level") or "protocol"), crashes=crashes,
+        options=tuple(sorted((str(k), _tuplify(v)) for k, v in opts.items())))
+
+
+def _tuplify(x: Any) -> Any:
+    if isinstance(x, list):
+        return tuple(_tuplify(v) for v in x)
+    return x
 
 
 def load(path: str | Path) -> Counterexample:
@@ -139,9 +179,11 @@ def load(path: str | Path) -> Counterexample:
 
 # ---- building from a run -----------------------------------------------------------------
 
-def deadlock_details(system: Any, state: Any) -> str:
+def deadlock_details(system: System[Any], state: Any) -> str:
     """Who waits for what in a deadlocked state (from the delivery logs)."""
-    logs = system.delivery_logs(state)
+    from fisheye.spec.broadcast import Event
+
+    logs = {p: [e for e in log if isinstance(e, Event)] for p, log in system.delivery_logs(state).items()}
     sent = {e.msg for log in logs.values() for e in log if e.kind == "broadcast"}
     parts = []
     for p, log in logs.items():
@@ -152,13 +194,11 @@ def deadlock_details(system: Any, state: Any) -> str:
     return "no step is enabled but the run is not complete: " + ("; ".join(parts) or "a process waits")
 
 
-def from_run(system: Any, schedule: Sequence[Step], violates: str, *, search: str,
+def from_run(system: System[Any], schedule: Sequence[Step], violates: str, *, search: str,
              check_graph: ProximityGraph | None = None, details: str = "",
              explain: bool = True) -> Counterexample:
     """Replay ``schedule`` on ``system`` and record the counterexample (with the
     explanation data of a model violation)."""
-    from fisheye.impl.system import logs_as_json
-
     state = replay_schedule(system, schedule)
     h = system.history(state)
     if check_graph is not None:
@@ -168,20 +208,31 @@ def from_run(system: Any, schedule: Sequence[Step], violates: str, *, search: st
     if violates in MODEL_NAMES and explain:
         from .explain import explain as do_explain
 
-        g = ProximityGraph(h.processes, h.edges)
-        explanation = do_explain(h, violates, g, schedule=[s.to_json() for s in schedule]).to_json()
+        explanation = do_explain(h, violates, graph_of(h), schedule=[s.to_json() for s in schedule]).to_json()
     if violates == DEADLOCK and not details:
         details = deadlock_details(system, state)
     elif violates not in MODEL_NAMES and not details:
-        found = [v for v in system.broadcast_violations(state, complete=system.is_final(state))
-                 if v.prop == violates]
-        details = str(found[0]) if found else ""
+        details = property_failure(system, state, violates) or ""
     return Counterexample(
-        history=h, violates=violates, algorithm=info.algorithm, variant=info.variant.value,
-        mutant=info.mutant.value if info.mutant else None, network=info.network.value,
+        history=h, violates=violates, algorithm=info.algorithm,
+        variant=None if info.variant is None else str(info.variant),
+        mutant=None if info.mutant is None else str(info.mutant), network=info.network.value,
         schedule=tuple(schedule), system_graph=tuple(info.graph.edges), scenario=info.scenario,
-        program=None if info.scenario else str(system.program), search=search, details=details,
-        delivery_logs=logs_as_json(system.delivery_logs(state)), explanation=explanation)
+        program=None if info.scenario else info.program, search=search, details=details,
+        delivery_logs=logs_as_json(system.delivery_logs(state)), explanation=explanation,
+        level=info.level, crashes=info.crashes, options=info.options)
+
+
+def property_failure(system: System[Any], state: Any, name: str) -> str | None:
+    """Why the system's property ``name`` fails at ``state`` (the end of a run), or None
+    if it holds there (or the system has no such property)."""
+    complete = system.is_final(state)
+    if isinstance(system, ChecksBroadcast):
+        found = [v for v in system.broadcast_violations(state, complete=complete) if v.prop == name]
+        if found:
+            return str(found[0])
+    failed = judge([p for p in system.properties() if p.name == name], state, complete).failed
+    return failed[0][1] if failed else None
 
 
 # ---- replay -------------------------------------------------------------------------------
@@ -201,7 +252,7 @@ def replay(cx: Counterexample, *, engine: str = "auto") -> Replayed:
     except ReplayError as e:
         return Replayed(False, f"the schedule does not replay: {e}")
     if cx.violates == DEADLOCK:
-        if system.is_deadlock(state):
+        if not system.enabled(state) and not system.is_final(state):
             return Replayed(True, "the run deadlocks", state)
         return Replayed(False, "the replayed run does not deadlock", state)
     if cx.is_model:
@@ -210,14 +261,11 @@ def replay(cx: Counterexample, *, engine: str = "auto") -> Replayed:
         h = system.history(state).with_edges(cx.history.edges)
         if h.to_json() != cx.history.to_json():
             return Replayed(False, "the replayed run has another history", state)
-        g = ProximityGraph(h.processes, h.edges)
-        res = check(h, cx.violates, g, engine=engine)
-        if res.verdict.value != "violation":
+        res = check(h, cx.violates, graph_of(h), engine=engine)
+        if res.verdict is not Verdict.VIOLATION:
             return Replayed(False, f"the replayed history is {res.verdict.value} under {cx.violates}", state)
         return Replayed(True, f"the replayed history violates {cx.violates}", state)
-    found = system.broadcast_violations(state, complete=system.is_final(state))
-    props = {v.prop for v in found}
-    if cx.violates in props:
-        text = next(str(v) for v in found if v.prop == cx.violates)
+    text = property_failure(system, state, cx.violates)
+    if text is not None:
         return Replayed(True, text, state)
     return Replayed(False, f"the replayed run does not violate {cx.violates}", state)

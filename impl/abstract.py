@@ -62,10 +62,19 @@ from fisheye.spec import broadcast as bspec
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import DEFAULT_INITIAL, History, Value
 
-from .api import Step
+from . import registers
+from .api import (
+    Network,
+    Property,
+    Step,
+    SystemInfo,
+    deadlock_freedom,
+    model_property,
+    some_complete_run,
+)
 from .programs import Await, Program, Read, Write
 
-ALGORITHM = "toco-spec"
+ALGORITHM = "toco"  # the registry name; the level (abstract) says it runs no Algorithm 1
 
 
 class AState(NamedTuple):
@@ -89,6 +98,9 @@ class AbstractSystem:
             graph = ProximityGraph.of(program.processes, graph.edges)
         self.program, self.graph, self.keep_logs, self.scenario = program, graph, keep_logs, scenario
         self.processes: tuple[str, ...] = program.processes
+        self.info = SystemInfo(ALGORITHM, scenario, Network.FIFO, graph, level=self.level,
+                               program=None if scenario else str(program))
+        self.read_names: tuple[str, ...] = program.read_names
         n = self.n = len(self.processes)
         idx = {p: i for i, p in enumerate(self.processes)}
         self.registers = program.registers
@@ -229,11 +241,8 @@ class AbstractSystem:
 
     # ---- recorder -------------------------------------------------------------------------
     def history(self, st: AState) -> History:
-        data: dict[str, list[list[Any]]] = {}
-        for p, ops, pc, res in zip(self.processes, self._ops, st.pc, st.results, strict=True):
-            it = iter(res)
-            data[p] = [["w", op.register, op.value] if isinstance(op, Write) else ["r", op.register, next(it)]
-                       for op in ops[:pc]]
+        data = {p: registers.operations(ops, pc, res)
+                for p, ops, pc, res in zip(self.processes, self._ops, st.pc, st.results, strict=True)}
         return History.build(data, processes=self.processes, edges=self.graph.edges,
                              initial=dict(self.program.initial))
 
@@ -259,16 +268,25 @@ class AbstractSystem:
         return True
 
     def delivery_logs(self, st: AState) -> dict[str, tuple[bspec.Event, ...]]:
-        """Per process, broadcast and deliver events (only with ``keep_logs``)."""
-        if not self.keep_logs:
-            raise ValueError("delivery logs are kept only with keep_logs=True")
+        """Per process, broadcast and deliver events (empty unless ``keep_logs``)."""
         names = self.processes
 
         def ev(e: int) -> bspec.Event:
             s, q, _, _ = self.msgs[abs(e) - 1]
             return bspec.Event(bspec.BROADCAST if e > 0 else bspec.DELIVER, bspec.MsgId(names[s], q))
 
+        if not self.keep_logs:
+            return {p: () for p in names}
         return {names[i]: tuple(ev(e) for e in log) for i, log in enumerate(st.logs)}
+
+    def properties(self) -> tuple[Property, ...]:
+        """Theorem 2 (Algorithm 2 over any G-fisheye (SC,CC)-broadcast is G-fisheye
+        (SC,CC)-consistent), with the section 4.1 properties when logs are kept,
+        deadlock freedom and some complete run."""
+        from .system import broadcast_properties
+
+        bprops = broadcast_properties(self) if self.keep_logs else ()
+        return (model_property("fisheye"), *bprops, deadlock_freedom(self.is_final), some_complete_run())
 
     def broadcast_violations(self, st: AState, *, complete: bool | None = None
                              ) -> list[bspec.BroadcastViolation]:
@@ -279,8 +297,11 @@ class AbstractSystem:
         return bspec.check(self.delivery_logs(st), self.graph, complete=complete)
 
     def describe(self) -> dict[str, Any]:
-        return {"scenario": self.scenario, "algorithm": ALGORITHM, "level": self.level,
-                "graph": self.graph.to_json()}
+        return self.info.describe()
+
+    @property
+    def por_supported(self) -> bool:
+        return True
 
     # ---- partial-order reduction model (docs/por.md, section "abstract level") ------------
     # Transitions are numbered: op(p_i) = i; deliver(p_i, k) = n + i*K + k.
@@ -361,7 +382,3 @@ def _kind(op: Any) -> str:
 def _set(t: tuple[Any, ...], i: int, v: Any) -> tuple[Any, ...]:
     return t[:i] + (v,) + t[i + 1:]
 
-
-def make_abstract_system(program: Program, graph: ProximityGraph, *, keep_logs: bool = False,
-                         scenario: str | None = None) -> AbstractSystem:
-    return AbstractSystem(program, graph, keep_logs=keep_logs, scenario=scenario)

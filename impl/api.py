@@ -1,32 +1,55 @@
-"""The step API: what an explorer needs from a system under test.
+"""The system contract: what every system under test provides, and the optional
+capabilities a checker may use, each a typed, runtime-checkable protocol stating the
+assumption it makes.
 
 A *system* is a closed set of processes running a program over an explicit network.
-Its global state is an immutable, hashable value; its behaviour is given by
+Its global state is an immutable, hashable value; its behaviour is a labelled
+transition system (every :class:`System` provides all of this):
 
-* ``initial()``: the initial global state;
-* ``enabled(state)``: the steps enabled in ``state``, in a deterministic order;
-* ``apply(state, step)``: the successor state (a pure function);
-* ``is_final(state)``: whether ``state`` is a *complete* run's end (every program has
-  finished, every message is delivered everywhere); a state with no enabled step that
-  is not final is a deadlock;
-* ``history(state)`` and ``delivery_logs(state)``: the recorder (what the run did so
-  far, in the contract's history format and as per-process delivery logs).
+* ``processes`` and ``graph``: its process names and the proximity graph it runs with
+  (the graph of the models of section 3 of the paper; the empty graph when it has
+  none); ``info``: what identifies it (:class:`SystemInfo`: the registry name, the
+  scenario, the options), enough to rebuild it (counterexample files, replay);
+* ``initial()``, ``enabled(state)`` (the enabled steps, in a deterministic order),
+  ``apply(state, step)`` (the successor, a pure function), ``is_final(state)`` (a
+  *complete* run's end; a state with no enabled step that is not final is a deadlock);
+* ``history(state)`` and ``delivery_logs(state)``: the recorder (the run's register
+  history in the history-file format, and per-process logs of the events the
+  properties are judged on -- possibly empty);
+* ``properties()``: its named properties with expectations (:class:`Property`).
 
 No threads, no clocks, no randomness inside: a run is its schedule (the list of steps),
-and replaying the schedule from ``initial()`` reproduces it exactly.
+and replaying the schedule from ``initial()`` reproduces it exactly (:func:`replay`).
+
+Optional capabilities (``isinstance(system, Capability)`` tells whether a system has
+one; nothing is discovered by attribute look-ups; the structural ones are
+runtime-checkable protocols, the one whose assumption a signature cannot show is a base
+class to inherit):
+
+* :class:`HasOutcomes` -- named reads whose values are the run's *outcome*;
+* :class:`ConditionedRuns` -- reads conditioned on a figure's values (pruning);
+* :class:`HasInfeasible` -- terminal states that are not runs of a specification;
+* :class:`HasChannels` -- an explicit network: the messages in transit per channel
+  (and, by :func:`step_sends`, the messages a step sends);
+* :class:`MessagePassing` -- declared by inheritance: the processes share nothing but
+  the network, and ``may_send`` (the process-level persistent sets);
+* :class:`PorModel` -- a transition model for stubborn sets;
+* :class:`Quotient` -- a reduced view of a raw system, with ``lift`` back to it.
 
 Steps are frozen dataclasses with a JSON form (``to_json``) so schedules can be stored
-and replayed (counterexample files, contract section 5).
+and replayed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from fisheye.spec.history import History
+from fisheye.spec.graph import ProximityGraph
+from fisheye.spec.history import History, Value
 
 
 class Network(StrEnum):
@@ -38,6 +61,13 @@ class Network(StrEnum):
 
     FIFO = "fifo"
     UNORDERED = "unordered"
+
+    @staticmethod
+    def parse(text: str | Network) -> Network:
+        try:
+            return Network(text)
+        except ValueError:
+            raise ValueError(f"unknown network {text!r} (expected fifo or unordered)") from None
 
 
 @dataclass(frozen=True, order=True)
@@ -93,10 +123,207 @@ def _tuplify(x: Any) -> Any:
 
 
 S = TypeVar("S", bound=Hashable)
+S_co = TypeVar("S_co", bound=Hashable, covariant=True)
 
 
+# ---- identity ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SystemRequest:
+    """The arguments every system factory takes (the command line's options, or a
+    counterexample file's keys).  A factory rejects an option it does not support with a
+    ``ValueError`` naming it (never ignores it).
+
+    ``scenario``: a scenario name or a program in text form (None: the factory's
+    default); ``graph``: the proximity graph, as the contract's GRAPH text (``paper``,
+    ``empty``, ``complete``, ``p:q,r:s``) or a :class:`ProximityGraph` (None: the
+    factory's default); ``options``: further factory options as sorted (name, JSON
+    value) pairs; ``system``: the name the registry called the factory under, which the
+    factory records as ``SystemInfo.algorithm`` (so that files name it)."""
+
+    scenario: str | None = None
+    graph: str | ProximityGraph | None = None
+    network: Network = Network.FIFO
+    variant: str | None = None
+    mutant: str | None = None
+    crashes: int = 0
+    level: str = "protocol"
+    options: tuple[tuple[str, Any], ...] = ()
+    system: str = ""
+
+    def option(self, name: str, default: Any = None) -> Any:
+        return dict(self.options).get(name, default)
+
+
+@dataclass(frozen=True)
+class SystemInfo:
+    """What identifies a system, enough for its factory to rebuild it (:meth:`request`).
+
+    ``algorithm``: the name of its factory in the registry of systems (``toco``,
+    ``lcb``, or a user's ``package.module:factory``); ``scenario``: the scenario name
+    (None for a bare program, then ``program`` is the program's text form);
+    ``graph``: the proximity graph it runs with; ``options``: further factory options
+    as sorted (name, JSON value) pairs."""
+
+    algorithm: str
+    scenario: str | None
+    network: Network
+    graph: ProximityGraph
+    variant: str | None = None
+    mutant: str | None = None
+    level: str = "protocol"
+    program: str | None = None
+    crashes: int = 0
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def request(self) -> SystemRequest:
+        """The request that rebuilds this system."""
+        return SystemRequest(scenario=self.scenario if self.scenario is not None else self.program,
+                             graph=self.graph, network=self.network, variant=self.variant,
+                             mutant=self.mutant, crashes=self.crashes, level=self.level,
+                             options=self.options, system=self.algorithm)
+
+    def describe(self) -> dict[str, Any]:
+        """The JSON object reports and counterexample files show."""
+        out: dict[str, Any] = {"scenario": self.scenario, "algorithm": self.algorithm, "level": self.level,
+                               "variant": None if self.variant is None else str(self.variant),
+                               "mutant": None if self.mutant is None else str(self.mutant),
+                               "network": self.network.value, "graph": self.graph.to_json()}
+        if self.program is not None:
+            out["program"] = self.program
+        if self.crashes:
+            out["crashes"] = self.crashes
+        out.update(dict(self.options))
+        return out
+
+
+# ---- properties -------------------------------------------------------------------------
+class Expectation(StrEnum):
+    """How a property is expected to hold (after Stateright).
+
+    ``always``: at the end of every run (every terminal state: complete runs and
+    deadlocks); one run where it fails is a violation, reported with its schedule.
+    ``sometimes``: at the end of at least one complete run; an exploration that is
+    complete and never saw it hold fails (a run with no complete execution is no pass),
+    and an incomplete one says nothing."""
+
+    ALWAYS = "always"
+    SOMETIMES = "sometimes"
+
+
+class PropertyKind(StrEnum):
+    """What a property is about: ``model`` (the run's history is checked against a
+    consistency model, by the checker: ``Property.check`` is None), ``broadcast`` (the
+    properties of a broadcast abstraction on the delivery logs: section 4.1's, or
+    LCURB1-5), ``liveness`` (deadlock freedom, some complete run), ``protocol`` (a
+    property a protocol states about its own states)."""
+
+    MODEL = "model"
+    BROADCAST = "broadcast"
+    LIVENESS = "liveness"
+    PROTOCOL = "protocol"
+
+
+PropertyCheck = Callable[[Any, bool], "str | None"]
+"""``check(state, complete)``: None when the property holds at ``state`` (the end of a
+run; ``complete``: the run is complete, not a deadlock), else one line saying why not."""
+
+
+@dataclass(frozen=True)
+class Property:
+    """A named property with its expectation.  ``check`` judges a terminal state
+    (None: judged by the checker, for ``kind == model``: ``model`` names the model)."""
+
+    name: str
+    expectation: Expectation
+    kind: PropertyKind
+    check: PropertyCheck | None = field(default=None, compare=False)
+    model: str | None = None
+    description: str = ""
+
+
+def deadlock_freedom(is_final: Callable[[Any], bool]) -> Property:
+    """Always: a run that stops ends complete (no step enabled yet not final is a
+    deadlock)."""
+    def check(state: Any, complete: bool) -> str | None:
+        return None if complete or is_final(state) else "no step is enabled but the run is not complete"
+    return Property("deadlock", Expectation.ALWAYS, PropertyKind.LIVENESS, check,
+                    description="every run that stops is complete")
+
+
+def some_complete_run() -> Property:
+    """Sometimes: at least one run is complete (an exploration that finds none fails)."""
+    def check(state: Any, complete: bool) -> str | None:
+        return None if complete else "the run is not complete"
+    return Property("complete run", Expectation.SOMETIMES, PropertyKind.LIVENESS, check,
+                    description="some run completes")
+
+
+def model_property(model: str) -> Property:
+    """Always: every complete run's history satisfies ``model`` (judged by the checker,
+    on the system's graph unless the checker is told another)."""
+    return Property(str(model), Expectation.ALWAYS, PropertyKind.MODEL, None, model=str(model),
+                    description=f"every complete history is {model}")
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The properties judged at one terminal state: ``failed`` the ``always`` ones that
+    fail there (name, reason); ``held`` the ``sometimes`` ones that hold there (only at
+    the end of a complete run)."""
+
+    failed: tuple[tuple[str, str], ...] = ()
+    held: tuple[str, ...] = ()
+
+
+def judge(properties: Iterable[Property], state: Any, complete: bool) -> Judgement:
+    """Judge ``properties`` (those with a ``check``) at a terminal state."""
+    failed: list[tuple[str, str]] = []
+    held: list[str] = []
+    for p in properties:
+        if p.check is None:
+            continue
+        why = p.check(state, complete)
+        if p.expectation is Expectation.ALWAYS:
+            if why is not None:
+                failed.append((p.name, why))
+        elif complete and why is None:
+            held.append(p.name)
+    return Judgement(tuple(failed), tuple(held))
+
+
+def explorer_judged(properties: Iterable[Property]) -> tuple[Property, ...]:
+    """The properties an explorer judges with :func:`judge` at terminal states: the
+    ``always`` ones of kind ``protocol`` and every ``sometimes`` one with a check.  The
+    others it judges its own way: the model by the checker, deadlock freedom by the
+    kind of the terminal state, the broadcast properties with
+    :class:`ChecksBroadcast` when the system has it."""
+    return tuple(p for p in properties if p.check is not None and (
+        p.expectation is Expectation.SOMETIMES or p.kind is PropertyKind.PROTOCOL))
+
+
+class NamedViolation(Protocol):
+    """A violated property of a run: ``prop`` is the property's name; ``str()`` says
+    why (:class:`fisheye.spec.broadcast.BroadcastViolation`,
+    :class:`fisheye.spec.lcurb.Violation`)."""
+
+    @property
+    def prop(self) -> str: ...
+
+
+# ---- every system -----------------------------------------------------------------------
+@runtime_checkable
 class System(Protocol[S]):
-    processes: tuple[str, ...]
+    """What every system provides (see the module doc).  ``processes``, ``graph`` and
+    ``info`` are fixed for the system's life."""
+
+    @property
+    def processes(self) -> tuple[str, ...]: ...
+
+    @property
+    def graph(self) -> ProximityGraph: ...
+
+    @property
+    def info(self) -> SystemInfo: ...
 
     def initial(self) -> S: ...
 
@@ -110,7 +337,128 @@ class System(Protocol[S]):
 
     def delivery_logs(self, state: S) -> Mapping[str, tuple[Any, ...]]: ...
 
+    def properties(self) -> tuple[Property, ...]: ...
 
+
+SystemFactory = Callable[[SystemRequest], System[Any]]
+"""A system factory: the registry (:mod:`fisheye.checker.systems`) maps names to these."""
+
+
+# ---- optional capabilities ----------------------------------------------------------------
+@runtime_checkable
+class HasOutcomes(Protocol[S]):
+    """Named reads whose returned values are a run's *outcome* (Figure 3's ``a`` and
+    ``b``).  Assumes: ``read_names`` is fixed; ``outcome(state)`` maps the names of the
+    reads executed so far to their values."""
+
+    @property
+    def read_names(self) -> tuple[str, ...]: ...
+
+    def outcome(self, state: S) -> Mapping[str, Value]: ...
+
+
+@runtime_checkable
+class ConditionedRuns(Protocol[S]):
+    """Reads conditioned on a figure's values (Figure 6): only the runs whose
+    conditioning reads return those values count in the outcomes.  Assumes: once false
+    along a run, ``matches_expected`` stays false in every extension (a read's value
+    never changes), so an explorer may stop such a run (prune) soundly."""
+
+    def matches_expected(self, state: S) -> bool: ...
+
+
+@runtime_checkable
+class HasInfeasible(Protocol[S]):
+    """Runs of a specification rather than an algorithm (Algorithm 2 over every
+    delivery order the broadcast specification allows).  Assumes: called only on a
+    state with no enabled step; a reason (not None) means the state is not a prefix of
+    any execution of the specification, so it is neither a complete run nor a deadlock
+    (an explorer counts it apart)."""
+
+    def infeasible(self, state: S) -> str | None: ...
+
+
+@runtime_checkable
+class ChecksBroadcast(Protocol[S]):
+    """The system's ``always`` properties of kind ``broadcast``, evaluated at once:
+    ``broadcast_violations(state, complete=...)`` lists one violation per failed check,
+    ``prop`` the property's name (liveness ones judged only when ``complete``).
+    Equivalent to running the checks of those properties one by one, faster."""
+
+    def broadcast_violations(self, state: S, *, complete: bool | None = None
+                             ) -> Sequence[NamedViolation]: ...
+
+
+Channel = tuple[str, str]
+"""A channel, as (source, destination)."""
+
+
+@runtime_checkable
+class HasChannels(Protocol[S]):
+    """An explicit network (an observation, no assumption about the steps):
+    ``in_transit(state)`` gives, for every non-empty channel ``(src, dst)``, the
+    messages in transit on it (in sending order with FIFO channels, in the channel's
+    canonical order otherwise).  :func:`step_sends` derives from it the messages a
+    step sends."""
+
+    network: Network
+
+    def in_transit(self, state: S) -> Mapping[Channel, tuple[Hashable, ...]]: ...
+
+
+class MessagePassing(HasChannels[S], ABC):
+    """Processes that share nothing but the network, for the process-level persistent
+    sets (docs/por.md, section 3.3).  Declared, not inferred: a system claims it by
+    inheriting this class (the assumption cannot be seen in its methods).
+
+    Assumes (the locality lemma): every step is of kind ``op``, ``deliver`` or
+    ``recv``, belongs to the process ``step.process`` and only changes that process's
+    local state, removes at most one message from one channel into it, and appends
+    messages to channels out of it; so steps of different processes commute, and a
+    process can affect another only by sending to it.  ``may_send(state, q, p)``
+    over-approximates "q may still append a message to the channel q -> p in some
+    extension of the run" (True is always sound)."""
+
+    @abstractmethod
+    def may_send(self, state: S, q: str, p: str) -> bool: ...
+
+
+@runtime_checkable
+class PorModel(Protocol[S]):
+    """A transition model for stubborn sets (docs/por.md, section 3).  Transitions are
+    integers; ``por_enabled(state)`` maps the enabled ones to their steps (the same
+    steps as ``enabled``).  Assumes: ``por_dependents(state, t)`` (t enabled)
+    over-approximates the transitions that may be dependent with t in some state
+    reachable from ``state``; ``por_enablers(state, t)`` (t disabled) is a necessary
+    enabling set: every path from ``state`` that enables t contains one of them.
+    ``por_supported`` is False when the model does not apply to this configuration
+    (then it must not be used)."""
+
+    @property
+    def por_supported(self) -> bool: ...
+
+    def por_enabled(self, state: S) -> Mapping[int, Step]: ...
+
+    def por_dependents(self, state: S, t: int) -> Iterable[int]: ...
+
+    def por_enablers(self, state: S, t: int) -> Iterable[int]: ...
+
+
+@runtime_checkable
+class Quotient(Protocol[S]):
+    """A reduced view of a raw system (e.g. Algorithm 1's dead-clock quotient).
+    Assumes: the quotient map is a stuttering bisimulation that preserves terminal
+    states, histories, outcomes, delivery logs and property verdicts; the quotient's
+    schedules may omit raw steps, and ``lift(schedule)`` gives the raw schedule that
+    replays on ``raw`` (:func:`replay`) to a state with the same history."""
+
+    @property
+    def raw(self) -> System[Any]: ...
+
+    def lift(self, schedule: Sequence[Step]) -> list[Step]: ...
+
+
+# ---- replay and observation ---------------------------------------------------------------
 class ReplayError(ValueError):
     """A schedule step that is not enabled where the schedule puts it."""
 
@@ -123,3 +471,33 @@ def replay(system: System[S], schedule: Sequence[Step]) -> S:
             raise ReplayError(f"step {i} ({step}) is not enabled")
         state = system.apply(state, step)
     return state
+
+
+def logs_as_json(logs: Mapping[str, Iterable[Any]]) -> dict[str, list[Any]]:
+    """Delivery logs in JSON form: the section 4.1 events as ``[kind, sender, seq]``,
+    any other event (a tuple) as a list."""
+    from fisheye.spec.broadcast import Event
+
+    def event(e: Any) -> Any:
+        if isinstance(e, Event):
+            return [e.kind, e.msg.sender, e.msg.seq]
+        return _jsonable(e)
+    return {p: [event(e) for e in log] for p, log in logs.items()}
+
+
+def step_sends(system: HasChannels[S], before: S, after: S) -> dict[Channel, tuple[Hashable, ...]]:
+    """The messages a step appended to each channel, from the states before and after
+    it (multiset difference per channel: what is in transit after and was not before)."""
+    b, a = system.in_transit(before), system.in_transit(after)
+    out: dict[Channel, tuple[Hashable, ...]] = {}
+    for ch, msgs in a.items():
+        old = list(b.get(ch, ()))
+        new = []
+        for m in msgs:
+            if m in old:
+                old.remove(m)
+            else:
+                new.append(m)
+        if new:
+            out[ch] = tuple(new)
+    return out

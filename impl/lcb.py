@@ -1,6 +1,6 @@
 """Localized causal broadcast over uniform reliable broadcast, with crash faults.
 
-The algorithm is the one of ``shared/papers/localized-causal-broadcast.md`` (S. Volodin),
+The algorithm is the one of S. Volodin's *Localized causal broadcast* note,
 transcribed line by line in :func:`lcb_broadcast` and :func:`lcb_urb_deliver`::
 
     upon Init:       V-send := [0]^N; V-recv := [0]^N; lsn := 0; pending := ∅
@@ -15,7 +15,7 @@ transcribed line by line in :func:`lcb_broadcast` and :func:`lcb_urb_deliver`::
                          if p' ∈ locality(self) then V-send[rank(p')] := V-send[rank(p')] + 1
                          lcrb-Deliver(p', m')
 
-Each process has its own locality set (possibly asymmetric; notes item 10).  The
+Each process has its own locality set (possibly asymmetric: the note defines locality per process).  The
 ``while`` loop runs inside one event handler, so it is atomic here; when several
 entries qualify at once it takes the one with the smallest sender rank, then the smallest
 ``W'`` (a fixed choice, named: other choices are not explored).
@@ -63,10 +63,24 @@ from typing import Any
 
 from fisheye.spec import lcurb
 from fisheye.spec.graph import ProximityGraph
-from fisheye.spec.history import History
+from fisheye.spec.history import DEFAULT_INITIAL, History
 
-from . import urb
-from .api import Network, Step
+from . import network as net
+from . import programs, registers, urb
+from .api import (
+    Channel,
+    Expectation,
+    Network,
+    Property,
+    PropertyKind,
+    Step,
+    SystemInfo,
+    SystemRequest,
+    deadlock_freedom,
+    some_complete_run,
+)
+from .programs import SCENARIOS as ALL_SCENARIOS
+from .programs import Operation, Program, Scenario
 from .urb import Data, UrbState
 
 # ---- the localized causal broadcast, one process ----------------------------------------
@@ -160,51 +174,52 @@ class BroadcastApp:
 
 @dataclass(frozen=True)
 class MemoryApp:
-    """Algorithm 2 of the 2015 text (fast reads) over the localized causal broadcast.
+    """Algorithm 2 of the 2015 text (fast reads, :mod:`fisheye.impl.registers`) over the
+    localized causal broadcast instead of the G-fisheye broadcast of Algorithm 1.
 
-    Application state: ``(pc, values, waiting, ops)``; ``values`` the local copies as
-    sorted ``(register, value)`` pairs, ``ops`` the history so far.  ``write(X, v)``
-    broadcasts ``WRITE(X, v)`` (line 2; the message content ``(X, v, pc)`` is unique per
-    process) and waits for its own delivery (lines 3-4); ``read(X)`` returns the local copy
-    at once (line 7); a delivery sets the copy (line 10) and ends the wait of its sender
-    (line 11).  Programs are tuples of ``("w", X, v)`` and ``("r", X)``."""
+    Application state: Algorithm 2's :class:`~fisheye.impl.registers.RegState`.
+    ``write(X, v)`` broadcasts ``WRITE(X, v)`` (line 2) as the message ``(X, v, pc)``
+    (the operation's index makes it unique per process, as the broadcast identifies a
+    message by its sender and content) and waits for its own delivery (lines 3-4);
+    ``read(X)`` returns the local copy at once (line 7); a delivery sets the copy (line
+    10) and ends the wait of its sender (line 11)."""
 
-    programs: Mapping[str, tuple[tuple[Any, ...], ...]]
-    initial_values: Mapping[str, Any] = None  # type: ignore[assignment]
+    program: Program
     kind = "memory"
 
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        return {p: i for i, p in enumerate(self.program.processes)}
+
+    @cached_property
+    def _regs(self) -> dict[str, int]:
+        return {r: k for k, r in enumerate(self.program.registers)}
+
+    def _ops(self, p: str) -> tuple[Operation, ...]:
+        return self.program.ops[self._index[p]]
+
     def initial(self, p: str) -> Hashable:
-        return (0, (), False, ())
+        init = dict(self.program.initial)
+        return registers.initial_state(tuple(init.get(r, DEFAULT_INITIAL) for r in self.program.registers))
 
     def can_step(self, a: Any, p: str) -> bool:
-        pc, _, waiting, _ = a
-        return not waiting and pc < len(self.programs.get(p, ()))
+        return registers.next_enabled(self._ops(p), self._regs, a)
 
     def has_more(self, a: Any, p: str) -> bool:
-        return a[0] < len(self.programs.get(p, ()))
-
-    def _value(self, values: tuple[tuple[str, Any], ...], x: str) -> Any:
-        for reg, v in values:
-            if reg == x:
-                return v
-        return (self.initial_values or {}).get(x, 0)
+        return a.pc < len(self._ops(p))
 
     def step(self, a: Any, p: str) -> tuple[Any, Any | None]:
-        pc, values, _, ops = a
-        op = self.programs[p][pc]
-        if op[0] == "r":
-            return (pc + 1, values, False, ops + (("r", op[1], self._value(values, op[1])),)), None
-        return (pc + 1, values, True, ops + (("w", op[1], op[2]),)), (op[1], op[2], pc)
+        st, payload = registers.invoke(self._ops(p), self._regs, a)
+        return st, None if payload is None else (*payload, a.pc)
 
     def on_deliver(self, a: Any, p: str, sender: str, m: Any) -> Any:
-        pc, values, waiting, ops = a
         x, v, _ = m
-        values = tuple(sorted({**dict(values), x: v}.items()))
-        return (pc, values, waiting and sender != p, ops)
+        return registers.on_deliver(self._regs, a, (x, v), sender == p)
 
     def history(self, processes: Sequence[str], apps: Sequence[Any]) -> History:
-        return History.build({p: [list(o) for o in a[3]] for p, a in zip(processes, apps, strict=True)},
-                             processes=processes, initial=self.initial_values or None)
+        ops = {p: registers.operations(self._ops(p), a.pc, a.results)
+               for p, a in zip(processes, apps, strict=True)}
+        return History.build(ops, processes=processes, initial=dict(self.program.initial) or None)
 
 
 App = BroadcastApp | MemoryApp
@@ -313,19 +328,34 @@ class LcbSystem:
         self.ranks = {p: i for i, p in enumerate(self.processes)}
         self._initial_procs = tuple(Proc(UrbState(), LcbLocal.init(self.n), app.initial(p))
                                     for p in self.processes)
+        self.graph: ProximityGraph = mutual_locality_graph(self.processes, self.locality)
+        loc = tuple(sorted((p, tuple(sorted(qs))) for p, qs in self.locality.items()))
+        self.info = SystemInfo("lcb", name, self.network, self.graph, variant="published", crashes=crashes,
+                               options=(("locality", loc), ("urb_delivery", urb_delivery)))
 
-    # -- derived descriptions --
-    @property
-    def graph(self) -> ProximityGraph:
-        """The graph of mutual locality: p - q iff each is in the other's locality."""
-        return mutual_locality_graph(self.processes, self.locality)
-
+    # -- derived descriptions (``graph``: the graph of mutual locality, p - q iff each
+    # is in the other's locality) --
     def describe(self) -> dict[str, Any]:
         """What the explorer's report says about the system."""
         return {"scenario": self.name, "algorithm": "lcb", "variant": "published", "mutant": None,
                 "network": self.network.value, "crashes": self.max_crashes, "urb_delivery": self.urb_delivery,
                 "locality": {p: sorted(qs) for p, qs in self.locality.items()},
                 "graph": self.graph.to_json()}
+
+    def properties(self) -> tuple[Property, ...]:
+        """LCURB1-LCURB5 (always, on the delivery logs; LCURB1 and LCURB4 judged at the
+        end of a run), deadlock freedom, and some complete run."""
+        def prop(name: str) -> Property:
+            def check(state: LcbState, complete: bool) -> str | None:
+                found = [v for v in self.broadcast_violations(state, complete=complete) if v.prop == name]
+                return str(found[0]) if found else None
+            return Property(name, Expectation.ALWAYS, PropertyKind.BROADCAST, check)
+        return (*(prop(name) for name in lcurb.PROPERTIES), deadlock_freedom(self.is_final),
+                some_complete_run())
+
+    def in_transit(self, state: LcbState) -> dict[Channel, tuple[Data, ...]]:
+        """The URB messages in transit, per non-empty channel (src, dst)."""
+        return net.in_transit(state.chans, self.processes)
 
     # -- System protocol --
     def initial(self) -> LcbState:
@@ -488,19 +518,10 @@ class LcbSystem:
     # -- internals --
     def _take(self, chans: tuple[tuple[Data, ...], ...], j: int, i: int, step: Step
               ) -> tuple[tuple[tuple[Data, ...], ...], Data]:
-        k = j * self.n + i
-        chan = chans[k]
-        if not chan:
-            raise ValueError(f"{step}: the channel is empty")
-        if self.network is Network.FIFO:
-            idx = 0
-        else:
-            ids = [_msg_id(d) for d in chan]
-            if step.detail not in ids:
-                raise ValueError(f"{step}: no such message in the channel")
-            idx = ids.index(step.detail)
-        msg = chan[idx]
-        return chans[:k] + (chan[:idx] + chan[idx + 1:],) + chans[k + 1:], msg
+        try:
+            return net.take(chans, self.n, j, i, self.network, step.detail, _msg_id)
+        except ValueError:
+            raise ValueError(f"{step}: no such message in the channel") from None
 
     def _after(self, state: LcbState, i: int, pr: Proc, sends: urb.Sends) -> LcbState:
         """Install ``pr`` as process ``i``'s new state and put ``sends`` on the network.
@@ -517,14 +538,11 @@ class LcbSystem:
                 c = chans[j * n + i]
                 if c and any(urb.is_dead(u, d.key) for d in c):
                     chans[j * n + i] = tuple(d for d in c if not urb.is_dead(u, d.key))
-        for dst, msg in sends:
-            j = self.ranks[dst]
-            if procs[j].crashed or urb.is_dead(procs[j].urb, msg.key):
-                continue  # a crashed process never receives anything; a dead copy is a no-op
-            k = i * n + j
-            chan = chans[k] + (msg,)
-            chans[k] = chan if self.network is Network.FIFO else tuple(sorted(chan, key=repr))
-        return LcbState(procs, tuple(chans), state.crashes)
+        # a crashed process never receives anything; a dead copy is a no-op
+        live = [(j, msg) for j, msg in ((self.ranks[dst], msg) for dst, msg in sends)
+                if not procs[j].crashed and not urb.is_dead(procs[j].urb, msg.key)]
+        chans_out = net.send_all(tuple(chans), n, i, live, self.network, _msg_id, repr)
+        return LcbState(procs, chans_out, state.crashes)
 
     def _crash(self, state: LcbState, i: int, burst: tuple[Any, ...] = ()) -> LcbState:
         if state.crashes >= self.max_crashes:
@@ -572,65 +590,45 @@ def check_state(system: LcbSystem, state: LcbState) -> list[lcurb.Violation]:
 
 # ---- scenarios ------------------------------------------------------------------------------
 
-
-@dataclass(frozen=True)
-class Scenario:
-    """A named configuration: processes, default localities, programs."""
-
-    name: str
-    processes: tuple[str, ...]
-    locality: Mapping[str, frozenset[str]]
-    programs: Mapping[str, tuple[Any, ...]]
-    kind: str  # "broadcast" or "memory"
-    description: str
-
-    def app(self) -> App:
-        return BroadcastApp(self.programs) if self.kind == "broadcast" else MemoryApp(self.programs)
+SCENARIOS: dict[str, Scenario] = {n: s for n, s in ALL_SCENARIOS.items() if s.system == "lcb"}
+"""The scenarios of the localized broadcast (:data:`fisheye.impl.programs.SCENARIOS`)."""
 
 
-def _loc(**kw: str) -> dict[str, frozenset[str]]:
-    return {p: frozenset(qs) for p, qs in kw.items()}
+def app_of(s: Scenario) -> App:
+    """The program on top of the broadcast: the scenario's broadcasts, or Algorithm 2."""
+    if s.broadcasts:
+        return BroadcastApp(dict(s.broadcasts))
+    return MemoryApp(s.program)
 
 
-SCENARIOS: dict[str, Scenario] = {}
-
-
-def _register(s: Scenario) -> None:
-    SCENARIOS[s.name] = s
-
-
-_register(Scenario(
-    "lcb3", ("p", "q", "r"), _loc(p="r", q="p", r="q"), {"p": ("p1",), "q": ("q1",), "r": ()}, "broadcast",
-    "p broadcasts p1, q broadcasts q1, r only delivers; localities form the asymmetric ring "
-    "q -> p, r -> q, p -> r (locality(q) = {p}, ...).  If q delivers p1 before broadcasting q1 "
-    "(p is in q's locality) then p1 -> q1 and every process must deliver p1 first; if q "
-    "broadcasts first there is no constraint.  With locality(q) = {} p1 never causes q1."))
-_register(Scenario(
-    "lcb4", ("p", "q", "r", "s"), _loc(p="s", q="p", r="q", s="r"),
-    {"p": ("p1",), "q": ("q1",), "r": (), "s": ()}, "broadcast",
-    "as lcb3 with a fourth process: p broadcasts p1, q broadcasts q1, r and s only deliver; "
-    "localities form the ring q -> p, r -> q, s -> r, p -> s (a majority is 3 of 4)."))
-_register(Scenario(
-    "lcb-mem3", ("p", "q", "r"), _loc(p="q", q="", r="q"),
-    {"p": (("w", "X", 1),), "q": (("r", "X"), ("w", "Y", 1)), "r": (("r", "Y"), ("r", "X"))}, "memory",
-    "Algorithm 2 over the localized broadcast: p writes X, q reads X then writes Y, r reads Y "
-    "then X.  p is not in q's locality, so q's write of Y does not depend on p's write of X even "
-    "when q read it: r may read Y = 1 and then X = 0."))
-_register(Scenario(
-    "lcb-dekker", ("p", "q"), _loc(p="q", q="p"),
-    {"p": (("w", "X", 1), ("r", "Y")), "q": (("w", "Y", 1), ("r", "X"))}, "memory",
-    "Algorithm 2 over the localized broadcast, two mutually local processes (the graph of mutual "
-    "locality is the edge p-q): p writes X then reads Y, q writes Y then reads X."))
+def lcb_factory(request: SystemRequest) -> LcbSystem:
+    """The registry's ``lcb``: a named scenario of :data:`SCENARIOS`; option
+    ``locality`` (pairs (process, [processes])) replaces the scenario's default."""
+    if request.level != "protocol":
+        raise ValueError("the localized broadcast exists at the protocol level only")
+    if request.variant not in (None, "published") or request.mutant not in (None, "none"):
+        raise ValueError("the localized broadcast has no variant or mutant")
+    opts = dict(request.options)
+    unknown = set(opts) - {"locality", "urb_delivery"}
+    if unknown:
+        raise ValueError(f"lcb takes no option {sorted(unknown)[0]!r}")
+    if opts.get("urb_delivery", "deferred") != "deferred":
+        raise ValueError("lcb files replay with urb_delivery deferred only")
+    loc = opts.get("locality")
+    system = make_lcb_system(request.scenario or "", crashes=request.crashes, network=request.network,
+                             locality=None if loc is None else {p: tuple(qs) for p, qs in loc})
+    g = request.graph
+    if (isinstance(g, ProximityGraph) and g.edge_set != system.graph.edge_set) or \
+            (isinstance(g, str) and g != "paper"):
+        raise ValueError("the graph of the localized broadcast is its graph of mutual locality "
+                         "(set by the localities, not by --graph)")
+    return system
 
 
 def make_lcb_system(scenario: str, *, crashes: int, locality: Mapping[str, Iterable[str]] | None = None,
                     network: Network | str = "fifo") -> LcbSystem:
     """The system of a named scenario (:data:`SCENARIOS`), with at most ``crashes``
     crashes, the scenario's default locality unless ``locality`` is given."""
-    try:
-        s = SCENARIOS[scenario]
-    except KeyError:
-        raise ValueError(f"unknown lcb scenario {scenario!r} (expected one of: "
-                         f"{', '.join(SCENARIOS)})") from None
-    loc = s.locality if locality is None else locality
-    return LcbSystem(s.processes, loc, s.app(), crashes=crashes, network=network, name=s.name)
+    s = programs.scenario(scenario, "lcb")
+    loc = dict(s.locality) if locality is None else locality
+    return LcbSystem(s.processes, loc, app_of(s), crashes=crashes, network=network, name=s.name)

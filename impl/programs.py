@@ -1,13 +1,13 @@
 """Programs run by Algorithm 2, the paper's scenarios, and random programs and graphs.
 
-A program gives each process a list of operations (issue 4, item 4):
+A program gives each process a list of operations:
 
 * ``Write(X, v)``: ``X.write(v)`` (Algorithm 2, lines 1-5);
 * ``Read(X, name)``: ``X.read()`` (lines 6-8); a *named* read's value is an outcome of
   the run; ``expect`` is the value a figure shows for it (fig6's plain reads);
 * ``Await(X, v)``: the ``repeat c <- X until c = v`` loops of Figure 3, enabled only
   when the local copy of X holds v; only the read that ends the wait is recorded
-  (notes item 8).
+  (Figure 3's loops are waits on the local value).
 
 Scenarios: ``paris-berlin-newyork`` (Figure 3, paper graph paris-berlin, named reads
 ``a`` and ``b``) and ``fig6`` (Figure 6, paper graph p-q and r-s, named reads ``x`` and
@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 from fisheye.spec.history import Value
 
@@ -38,7 +39,7 @@ class Write:
 
 @dataclass(frozen=True)
 class Broadcast(Write):
-    """A broadcast-level step (issue 9): ``TOCO_broadcast(WRITE(X, v, i))`` without
+    """A broadcast-level step: ``TOCO_broadcast(WRITE(X, v, i))`` without
     Algorithm 2's wait (line 4), so a process may broadcast again before its own message
     is delivered -- Algorithm 1 exercised as a broadcast in its own right.  Recorded as
     a write; text form ``bcast(X,v)``."""
@@ -115,10 +116,23 @@ class Program:
 
 @dataclass(frozen=True)
 class Scenario:
+    """A named configuration of a system of the registry (``system``: ``toco``, Algorithm
+    2 over Algorithm 1, or ``lcb``, the localized broadcast): the processes' register
+    programs, the paper's graph (``toco``), and for ``lcb`` each process's locality and,
+    for a broadcast-only scenario, the messages each process broadcasts (then the
+    program has no operation)."""
+
     name: str
     program: Program
     paper_edges: tuple[tuple[str, str], ...]
     description: str
+    system: str = "toco"
+    locality: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    broadcasts: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+
+    @property
+    def processes(self) -> tuple[str, ...]:
+        return self.program.processes
 
 
 PARIS_BERLIN_NEWYORK = Scenario(
@@ -146,16 +160,59 @@ FIG6 = Scenario(
     "reads x and y.",
 )
 
-SCENARIOS: dict[str, Scenario] = {s.name: s for s in (PARIS_BERLIN_NEWYORK, FIG6)}
-SCENARIO_NAMES: tuple[str, ...] = tuple(SCENARIOS)
+
+def _lcb(name: str, locality: Mapping[str, str], description: str, *,
+         broadcasts: Mapping[str, tuple[Any, ...]] | None = None,
+         programs: Mapping[str, Iterable[Operation]] | None = None) -> Scenario:
+    loc = tuple((p, tuple(qs)) for p, qs in locality.items())
+    if broadcasts is not None:
+        return Scenario(name, Program.of({p: [] for p in broadcasts}), (), description, "lcb", loc,
+                        tuple(broadcasts.items()))
+    assert programs is not None
+    return Scenario(name, Program.of(programs), (), description, "lcb", loc)
 
 
-def scenario(name: str) -> Scenario:
-    try:
-        return SCENARIOS[name]
-    except KeyError:
-        raise ValueError(f"unknown scenario {name!r} (expected one of: {', '.join(SCENARIO_NAMES)})"
-                         ) from None
+LCB_SCENARIOS = (
+    _lcb("lcb3", {"p": "r", "q": "p", "r": "q"},
+         "p broadcasts p1, q broadcasts q1, r only delivers; localities form the asymmetric ring "
+         "q -> p, r -> q, p -> r (locality(q) = {p}, ...).  If q delivers p1 before broadcasting q1 "
+         "(p is in q's locality) then p1 -> q1 and every process must deliver p1 first; if q "
+         "broadcasts first there is no constraint.  With locality(q) = {} p1 never causes q1.",
+         broadcasts={"p": ("p1",), "q": ("q1",), "r": ()}),
+    _lcb("lcb4", {"p": "s", "q": "p", "r": "q", "s": "r"},
+         "as lcb3 with a fourth process: p broadcasts p1, q broadcasts q1, r and s only deliver; "
+         "localities form the ring q -> p, r -> q, s -> r, p -> s (a majority is 3 of 4).",
+         broadcasts={"p": ("p1",), "q": ("q1",), "r": (), "s": ()}),
+    _lcb("lcb-mem3", {"p": "q", "q": "", "r": "q"},
+         "Algorithm 2 over the localized broadcast: p writes X, q reads X then writes Y, r reads Y "
+         "then X.  p is not in q's locality, so q's write of Y does not depend on p's write of X even "
+         "when q read it: r may read Y = 1 and then X = 0.",
+         programs={"p": [Write("X", 1)], "q": [Read("X"), Write("Y", 1)], "r": [Read("Y"), Read("X")]}),
+    _lcb("lcb-dekker", {"p": "q", "q": "p"},
+         "Algorithm 2 over the localized broadcast, two mutually local processes (the graph of mutual "
+         "locality is the edge p-q): p writes X then reads Y, q writes Y then reads X.",
+         programs={"p": [Write("X", 1), Read("Y")], "q": [Write("Y", 1), Read("X")]}),
+)
+
+SCENARIOS: dict[str, Scenario] = {s.name: s for s in (PARIS_BERLIN_NEWYORK, FIG6, *LCB_SCENARIOS)}
+"""Every scenario, of every built-in system (``Scenario.system``)."""
+
+
+def scenario_names(system: str = "toco") -> tuple[str, ...]:
+    return tuple(n for n, s in SCENARIOS.items() if s.system == system)
+
+
+SCENARIO_NAMES: tuple[str, ...] = scenario_names("toco")
+
+
+def scenario(name: str, system: str = "toco") -> Scenario:
+    """The scenario ``name`` of ``system`` (``ValueError`` naming the known ones)."""
+    s = SCENARIOS.get(name)
+    if s is None or s.system != system:
+        known = ", ".join(scenario_names(system))
+        what = "scenario" if system == "toco" else f"{system} scenario"
+        raise ValueError(f"unknown {what} {name!r} (expected one of: {known})") from None
+    return s
 
 
 # ---- a small text form, handy in tests and on the command line ------------------------------

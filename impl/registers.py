@@ -3,13 +3,13 @@ G-fisheye (SC,CC)-broadcast, executed by one process ``p_i``, as pure functions.
 
 * ``X.write(v)`` (lines 1-5): toco-broadcast ``WRITE(X, v, i)`` (line 2), set
   ``delivered_i`` to false (line 3) and wait until it is true (line 4), i.e. until the
-  own WRITE is toco-delivered (notes item 7).  Here: the invocation step returns the
+  own WRITE is toco-delivered.  Here: the invocation step returns the
   payload to broadcast and sets ``waiting``; the process's next operation is enabled
   only once ``waiting`` is false again.  The mutant ``write-returns-early`` drops
   line 4 (``waiting`` is never set).
 * ``X.read()`` (lines 6-8): returns the local copy ``v_x`` at once.
 * ``Await(X, v)``: Figure 3's ``repeat c <- X until c = v``, enabled only when the local
-  copy of X is v; records the single read that ends the wait (notes item 8).
+  copy of X is v; records the single read that ends the wait.
 * on ``toco_deliver WRITE(X, v, j)`` (lines 9-12): ``v_x <- v``; if ``j = i``,
   ``delivered_i <- true``.
 """
@@ -56,7 +56,7 @@ def invoke(ops: tuple[Operation, ...], reg_index: dict[str, int], st: RegState, 
     op = ops[st.pc]
     if isinstance(op, Write):
         # lines 2-4: broadcast, delivered_i <- false, wait (unless the mutant drops it)
-        # a Broadcast (issue 9's broadcast-level programs) never waits
+        # a Broadcast (a broadcast-level program step) never waits
         waits = wait and not isinstance(op, Broadcast)
         return RegState(st.pc + 1, waits, st.copies, st.results), (op.register, op.value)
     if isinstance(op, Read | Await):
@@ -77,3 +77,11 @@ def on_deliver(reg_index: dict[str, int], st: RegState, payload: tuple[Any, ...]
 def done(ops: tuple[Operation, ...], st: RegState) -> bool:
     """Every operation invoked and the last write returned."""
     return st.pc >= len(ops) and not st.waiting
+
+
+def operations(ops: tuple[Operation, ...], pc: int, results: tuple[Value, ...]) -> list[list[Any]]:
+    """The recorder: the first ``pc`` operations as history-file items, reads (and
+    awaits) with the values they returned (``results``, in program order)."""
+    it = iter(results)
+    return [["w", op.register, op.value] if isinstance(op, Write) else ["r", op.register, next(it)]
+            for op in ops[:pc]]

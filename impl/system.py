@@ -22,20 +22,36 @@ the process's next ``op``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fisheye.spec import broadcast as bspec
 from fisheye.spec.graph import ProximityGraph, parse_graph_option
 from fisheye.spec.history import DEFAULT_INITIAL, History, Value
 
 from . import network as net
-from . import registers as alg2
-from . import toco as alg1
-from .api import Network, Step
+from . import registers, toco
+from .actors import Actor
+from .api import (
+    Channel,
+    Expectation,
+    MessagePassing,
+    Network,
+    Property,
+    PropertyKind,
+    Step,
+    SystemInfo,
+    SystemRequest,
+    deadlock_freedom,
+    model_property,
+    some_complete_run,
+)
+from .api import logs_as_json as logs_as_json  # re-exported: the commands import it from here
 from .programs import SCENARIOS, Program, Read, Scenario, Write, parse_program, scenario
-from .toco import TOCOBC, Msg, Mutant, TocoConfig, TocoState, Variant
+from .toco import TOCOBC, Msg, Mutant, TocoConfig, TocoState, Variant, Wire, wire_id
+
+if TYPE_CHECKING:
+    from .abstract import AbstractSystem
 
 ALGORITHM = "toco"
 _MISSING = object()
@@ -45,7 +61,7 @@ B, D = 0, 1  # log event kinds: broadcast, deliver
 
 class ProcState(NamedTuple):
     toco: TocoState
-    reg: alg2.RegState
+    reg: registers.RegState
     log: tuple[tuple[int, int, int], ...]
 
 
@@ -54,19 +70,7 @@ class GlobalState(NamedTuple):
     channels: net.Channels
 
 
-@dataclass(frozen=True)
-class SystemInfo:
-    """What identifies a system (for reports and counterexample files)."""
-
-    scenario: str | None
-    algorithm: str
-    variant: Variant
-    mutant: Mutant | None
-    network: Network
-    graph: ProximityGraph
-
-
-class TocoSystem:
+class TocoSystem(MessagePassing["GlobalState"]):
     """Algorithms 1 and 2 for ``program`` on proximity graph ``graph``."""
 
     def __init__(self, program: Program, graph: ProximityGraph, *, network: Network = Network.FIFO,
@@ -80,13 +84,15 @@ class TocoSystem:
         self.variant = Variant(variant)
         self.mutant = mutant
         self.processes: tuple[str, ...] = program.processes
-        self.info = SystemInfo(scenario, ALGORITHM, self.variant, mutant, self.network, graph)
+        self.info = SystemInfo(ALGORITHM, scenario, self.network, graph, variant=self.variant, mutant=mutant,
+                               program=None if scenario else str(program))
+        self.read_names: tuple[str, ...] = program.read_names
         n = self.n = len(program.processes)
         self._index = {p: i for i, p in enumerate(self.processes)}
         nb = tuple(tuple(self._index[q] for q in graph.neighbours(p)) for p in self.processes)
         self._cfgs = tuple(TocoConfig(
             me=i, n=n, neighbours=nb, variant=self.variant,
-            key=alg1.ts_opposite if (mutant is Mutant.OPPOSITE_TIE_BREAK and i == 0) else alg1.ts_paper,
+            key=toco.ts_opposite if (mutant is Mutant.OPPOSITE_TIE_BREAK and i == 0) else toco.ts_paper,
             catch_up=mutant is not Mutant.NO_CATCH_UP,
             use_t1=mutant is not Mutant.NO_T1,
             use_t2=mutant is not Mutant.NO_T2) for i in range(n))
@@ -100,27 +106,29 @@ class TocoSystem:
         self._deliver_steps = tuple(Step("deliver", p) for p in self.processes)
         self._recv_steps = tuple(tuple(Step("recv", p, q) for q in self.processes) for p in self.processes)
         self._select_cache: dict[tuple[int, TocoState], Msg | None] = {}
+        self._last_write = tuple(max((pc for pc, op in enumerate(o) if isinstance(op, Write)), default=-1)
+                                 for o in program.ops)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_select_cache"] = {}  # do not ship the memo (e.g. to Spark workers)
         return state
 
-    def _select(self, i: int, toco: TocoState) -> Msg | None:
+    def _select(self, i: int, tstate: TocoState) -> Msg | None:
         """Line 26's choice at p_i, memoised (``enabled`` and ``apply`` both need it;
         a plain bounded dict, so the system stays picklable)."""
         cache = self._select_cache
-        key = (i, toco)
+        key = (i, tstate)
         m = cache.get(key, _MISSING)
         if m is _MISSING:
             if len(cache) >= _CACHE_MAX:
                 cache.clear()
-            m = cache[key] = alg1.select(self._cfgs[i], toco)
+            m = cache[key] = toco.select(self._cfgs[i], tstate)
         return m  # type: ignore[return-value]
 
     # ---- the step API -------------------------------------------------------------------
     def initial(self) -> GlobalState:
-        ps = ProcState(alg1.initial_state(self.n), alg2.initial_state(self._copies0), ())
+        ps = ProcState(toco.initial_state(self.n), registers.initial_state(self._copies0), ())
         return GlobalState((ps,) * self.n, net.empty_channels(self.n))
 
     def enabled(self, state: GlobalState) -> list[Step]:
@@ -128,7 +136,7 @@ class TocoSystem:
         n, ops, ri, network, chans = self.n, self._ops, self._reg_index, self.network, state.channels
         fifo = network is Network.FIFO
         for i, ps in enumerate(state.procs):
-            if alg2.next_enabled(ops[i], ri, ps.reg):
+            if registers.next_enabled(ops[i], ri, ps.reg):
                 steps.append(self._op_steps[i])
             if ps.toco.pending and self._select(i, ps.toco) is not None:
                 steps.append(self._deliver_steps[i])
@@ -140,66 +148,85 @@ class TocoSystem:
                     steps.append(self._recv_steps[i][src])
                 else:
                     p, q = self.processes[i], self.processes[src]
-                    steps.extend(Step("recv", p, q, net.wire_id(w)) for w in c)
+                    steps.extend(Step("recv", p, q, wire_id(w)) for w in c)
         return steps
 
     def apply(self, state: GlobalState, step: Step) -> GlobalState:
         i = self._index[step.process]
         procs, chans = state.procs, state.channels
-        ps = procs[i]
-        cfg = self._cfgs[i]
-        if step.kind == "op":
-            if not alg2.next_enabled(self._ops[i], self._reg_index, ps.reg):
-                raise ValueError(f"step {step} is not enabled")
-            reg, payload = alg2.invoke(self._ops[i], self._reg_index, ps.reg, wait=self._wait)
-            toco, log = ps.toco, ps.log
-            if payload is not None:
-                toco, m, sends = alg1.toco_broadcast(cfg, toco, payload)
-                chans = net.send_all(chans, self.n, i, sends, self.network)
-                log = log + ((B, i, m.seq),)
-            ps = ProcState(toco, reg, log)
-        elif step.kind == "deliver":
-            m0 = self._select(i, ps.toco) if ps.toco.pending else None
-            if m0 is None:
-                raise ValueError(f"step {step} is not enabled")
-            toco = alg1.deliver(cfg, ps.toco, m0)
-            reg = alg2.on_deliver(self._reg_index, ps.reg, m0.payload, m0.sender == i)
-            ps = ProcState(toco, reg, ps.log + ((D, m0.sender, m0.seq),))
-        elif step.kind == "recv":
+        kind = step.kind
+        if kind == "op":
+            ps, sends = self.invoke_at(i, procs[i], step)
+        elif kind == "deliver":
+            ps, sends = self.deliver_at(i, procs[i], step), ()
+        elif kind == "recv":
             src = self._index[step.src] if step.src is not None else -1
-            chans, (kind, body) = net.take(chans, self.n, src, i, self.network, step.detail)
-            if kind == TOCOBC:
-                toco, sends = alg1.on_tocobc(cfg, ps.toco, body)
-                chans = net.send_all(chans, self.n, i, sends, self.network)
-            else:
-                toco = alg1.on_catch_up(cfg, ps.toco, src, body)
-            ps = ProcState(toco, ps.reg, ps.log)
+            chans, w = net.take(chans, self.n, src, i, self.network, step.detail, wire_id)
+            ps, sends = self.receive_at(i, procs[i], src, w)
         else:
             raise ValueError(f"unknown step kind {step.kind!r}")
+        if sends:
+            chans = net.send_all(chans, self.n, i, sends, self.network, wire_id)
         return GlobalState(procs[:i] + (ps,) + procs[i + 1:], chans)
 
+    # ---- one process's handlers (the per-process API of impl/actors.py, by index) ----------
+    def invoke_at(self, i: int, ps: ProcState, step: Step | None = None
+                  ) -> tuple[ProcState, tuple[tuple[int, Wire], ...]]:
+        """p_i invokes its next operation: Algorithm 2 lines 1-3 or 6-7; a write
+        toco-broadcasts (Algorithm 1 lines 1-6)."""
+        if not registers.next_enabled(self._ops[i], self._reg_index, ps.reg):
+            raise ValueError(f"step {step or Step('op', self.processes[i])} is not enabled")
+        reg, payload = registers.invoke(self._ops[i], self._reg_index, ps.reg, wait=self._wait)
+        if payload is None:
+            return ProcState(ps.toco, reg, ps.log), ()
+        tstate, m, sends = toco.toco_broadcast(self._cfgs[i], ps.toco, payload)
+        return ProcState(tstate, reg, ps.log + ((B, i, m.seq),)), sends
+
+    def deliver_at(self, i: int, ps: ProcState, step: Step | None = None) -> ProcState:
+        """One iteration of p_i's background task (Algorithm 1 lines 18-31) and the
+        delivery to Algorithm 2 (lines 9-12)."""
+        m0 = self._select(i, ps.toco) if ps.toco.pending else None
+        if m0 is None:
+            raise ValueError(f"step {step or Step('deliver', self.processes[i])} is not enabled")
+        tstate = toco.deliver(self._cfgs[i], ps.toco, m0)
+        reg = registers.on_deliver(self._reg_index, ps.reg, m0.payload, m0.sender == i)
+        return ProcState(tstate, reg, ps.log + ((D, m0.sender, m0.seq),))
+
+    def receive_at(self, i: int, ps: ProcState, src: int, w: Wire
+                   ) -> tuple[ProcState, tuple[tuple[int, Wire], ...]]:
+        """p_i receives ``w`` from p_src (Algorithm 1 lines 7-14 or 15-17)."""
+        kind, body = w
+        if kind == TOCOBC:
+            tstate, sends = toco.on_tocobc(self._cfgs[i], ps.toco, body)
+            return ProcState(tstate, ps.reg, ps.log), sends
+        return ProcState(toco.on_catch_up(self._cfgs[i], ps.toco, src, body), ps.reg, ps.log), ()
+
+    def delivers_at(self, i: int, ps: ProcState) -> bool:
+        """Whether p_i's background task can deliver a message now."""
+        return bool(ps.toco.pending) and self._select(i, ps.toco) is not None
+
+    def done_at(self, i: int, ps: ProcState) -> bool:
+        return registers.done(self._ops[i], ps.reg) and not ps.toco.pending
+
+    def actor(self) -> TocoProcess:
+        """Algorithms 1 and 2 at one process, as an :class:`~fisheye.impl.actors.Actor`:
+        ``ActorSystem(system.actor(), ...)`` is this very system, step for step (a test
+        compares them on every reachable state); :meth:`enabled` and :meth:`apply` are
+        the same composition of these handlers, fused for speed."""
+        return TocoProcess(self)
+
     def is_final(self, state: GlobalState) -> bool:
-        return (all(alg2.done(self._ops[i], ps.reg) and not ps.toco.pending
-                    for i, ps in enumerate(state.procs))
-                and not any(state.channels))
+        return all(self.done_at(i, ps) for i, ps in enumerate(state.procs)) and not any(state.channels)
 
     def is_deadlock(self, state: GlobalState) -> bool:
         return not self.is_final(state) and not self.enabled(state)
 
     # ---- the recorder ---------------------------------------------------------------------
     def history(self, state: GlobalState) -> History:
-        """The register history of the run so far (contract section 1, with the graph):
+        """The register history of the run so far (the history-file format, with the graph):
         the operations invoked so far, reads with the values they returned."""
-        data: dict[str, list[list[Any]]] = {}
-        for p, ops, ps in zip(self.processes, self._ops, state.procs, strict=True):
-            results = iter(ps.reg.results)
-            out: list[list[Any]] = []
-            for op in ops[:ps.reg.pc]:
-                if isinstance(op, Write):
-                    out.append(["w", op.register, op.value])
-                else:
-                    out.append(["r", op.register, next(results)])
-            data[p] = out
+        data = {p: registers.operations(ops, ps.reg.pc, ps.reg.results)
+                for p, ops, ps in zip(self.processes, self._ops, state.procs, strict=True)}
         return History.build(data, processes=self.processes, edges=self.graph.edges,
                              initial=dict(self.program.initial))
 
@@ -250,9 +277,98 @@ class TocoSystem:
         return out
 
     def describe(self) -> dict[str, Any]:
-        return {"scenario": self.info.scenario, "algorithm": ALGORITHM, "variant": self.variant.value,
-                "mutant": self.mutant.value if self.mutant else None, "network": self.network.value,
-                "graph": self.graph.to_json()}
+        return self.info.describe()
+
+    # ---- properties and the network ------------------------------------------------------
+    def properties(self) -> tuple[Property, ...]:
+        """Theorem 2: every complete history is G-fisheye (SC,CC)-consistent; the
+        section 4.1 properties of the broadcast (Theorem 1 and Lemmas 1-4); deadlock
+        freedom and some complete run."""
+        return (model_property("fisheye"), *broadcast_properties(self), deadlock_freedom(self.is_final),
+                some_complete_run())
+
+    def in_transit(self, state: GlobalState) -> dict[Channel, tuple[Any, ...]]:
+        """The protocol messages in transit, per non-empty channel (src, dst)."""
+        return net.in_transit(state.channels, self.processes)
+
+    def may_send(self, state: GlobalState, q: str, p: str) -> bool:
+        """Whether q may still append a message to the channel q -> p: q sends TOCOBC
+        only when it invokes a write (Algorithm 1 line 3), and CATCH_UP only on the
+        receipt of a TOCOBC (line 12), which needs a TOCOBC in transit to q or a write
+        still to be invoked by another process (an over-approximation)."""
+        n, qi = self.n, self._index[q]
+        procs, last = state.procs, self._last_write
+        if procs[qi].reg.pc <= last[qi]:
+            return True
+        for r in range(n):
+            if r != qi and procs[r].reg.pc <= last[r]:
+                return True
+            if r != qi and any(w[0] == TOCOBC for w in state.channels[r * n + qi]):
+                return True
+        return False
+
+
+class TocoProcess(Actor[ProcState]):
+    """Algorithm 2 over Algorithm 1 at one process: the handlers of a
+    :class:`TocoSystem` by process name (see :meth:`TocoSystem.actor`)."""
+
+    def __init__(self, system: TocoSystem):
+        self.system = system
+        self._index = system._index
+        self._names = system.processes
+
+    def init(self, me: str) -> ProcState:
+        return self.system.initial().procs[self._index[me]]
+
+    def can_invoke(self, me: str, local: ProcState) -> bool:
+        s = self.system
+        i = self._index[me]
+        return registers.next_enabled(s._ops[i], s._reg_index, local.reg)
+
+    def _named(self, sends: tuple[tuple[int, Wire], ...]) -> tuple[tuple[str, Wire], ...]:
+        return tuple((self._names[j], w) for j, w in sends)
+
+    def on_invoke(self, me: str, local: ProcState) -> tuple[ProcState, tuple[tuple[str, Wire], ...]]:
+        ps, sends = self.system.invoke_at(self._index[me], local)
+        return ps, self._named(sends)
+
+    def internal(self, me: str, local: ProcState) -> tuple[tuple[Any, ...], ...]:
+        return ((),) if self.system.delivers_at(self._index[me], local) else ()
+
+    def on_internal(self, me: str, local: ProcState, detail: tuple[Any, ...]
+                    ) -> tuple[ProcState, tuple[tuple[str, Wire], ...]]:
+        return self.system.deliver_at(self._index[me], local), ()
+
+    def on_receive(self, me: str, local: ProcState, src: str, msg: Any
+                   ) -> tuple[ProcState, tuple[tuple[str, Wire], ...]]:
+        ps, sends = self.system.receive_at(self._index[me], local, self._index[src], msg)
+        return ps, self._named(sends)
+
+    def is_done(self, me: str, local: ProcState) -> bool:
+        return self.system.done_at(self._index[me], local)
+
+    def operations(self, me: str, local: ProcState) -> list[list[Any]]:
+        return registers.operations(self.system._ops[self._index[me]], local.reg.pc, local.reg.results)
+
+    def delivery_log(self, me: str, local: ProcState) -> tuple[bspec.Event, ...]:
+        names = self._names
+        return tuple(bspec.Event(bspec.BROADCAST if k == B else bspec.DELIVER, bspec.MsgId(names[s], q))
+                     for k, s, q in local.log)
+
+    def message_name(self, msg: Any) -> tuple[Any, ...]:
+        return wire_id(msg)
+
+
+def broadcast_properties(system: TocoSystem | Any) -> tuple[Property, ...]:
+    """The section 4.1 properties of the G-fisheye (SC,CC)-broadcast, always, each
+    judged on the run's delivery logs (:func:`fisheye.spec.broadcast.check`)."""
+    def prop(name: str) -> Property:
+        def check(state: Any, complete: bool) -> str | None:
+            found = bspec.check(system.delivery_logs(state), system.graph, complete=complete,
+                                properties=(name,))
+            return str(found[0]) if found else None
+        return Property(name, Expectation.ALWAYS, PropertyKind.BROADCAST, check)
+    return tuple(prop(name) for name in bspec.PROPERTIES)
 
 
 def resolve_program(scenario_or_program: str | Scenario | Program) -> tuple[Program, Scenario | None]:
@@ -296,9 +412,28 @@ def make_system(scenario_or_program: str | Scenario | Program,
         net_ = Network(network)
     except ValueError:
         raise ValueError(f"unknown network {network!r} (expected fifo or unordered)") from None
-    return TocoSystem(program, g, network=net_, variant=alg1.parse_variant(variant),
-                      mutant=alg1.parse_mutant(mutant), scenario=sc.name if sc else None)
+    return TocoSystem(program, g, network=net_, variant=toco.parse_variant(variant),
+                      mutant=toco.parse_mutant(mutant), scenario=sc.name if sc else None)
 
 
-def logs_as_json(logs: Mapping[str, Iterable[bspec.Event]]) -> dict[str, list[list[Any]]]:
-    return {p: [[e.kind, e.msg.sender, e.msg.seq] for e in log] for p, log in logs.items()}
+def toco_factory(request: SystemRequest) -> TocoSystem | AbstractSystem:
+    """The registry's ``toco``: Algorithm 2 over Algorithm 1 (level ``protocol``), or
+    Algorithm 2 over the broadcast specification (level ``abstract``)."""
+    if request.crashes:
+        raise ValueError("--crashes applies to the localized broadcast only (Algorithm 1 assumes no crash)")
+    if request.options:
+        raise ValueError(f"toco takes no option {request.options[0][0]!r}")
+    if request.scenario is None:
+        raise ValueError("toco needs a scenario or a program")
+    if request.level == "abstract":
+        from .abstract import AbstractSystem
+
+        if request.variant not in (None, "corrected") or request.mutant not in (None, "none"):
+            raise ValueError("the abstract level runs no Algorithm 1: no variant or mutant")
+        proto = make_system(request.scenario, request.graph, network=request.network)
+        program, sc = resolve_program(request.scenario)
+        return AbstractSystem(program, proto.graph, scenario=sc.name if sc else None)
+    if request.level != "protocol":
+        raise ValueError(f"unknown level {request.level!r} (expected protocol or abstract)")
+    return make_system(request.scenario, request.graph, network=request.network,
+                       variant=request.variant or Variant.CORRECTED, mutant=request.mutant)

@@ -14,18 +14,18 @@ Processes are numbered ``0..n-1`` in the order of the system's processes.  Nothi
 sends anything: the functions return the protocol messages to send, the caller (the
 global system, :mod:`fisheye.impl.system`) puts them in the channels.
 
-**Timestamp order** (notes item 4).  We implement the order of the appendix, stated
+**Timestamp order.**  We implement the order of the appendix, stated
 before Lemma 1: ``<s_tot_j, j> < <s_tot_i, i>`` iff ``s_tot_j < s_tot_i`` or
 (``s_tot_j = s_tot_i`` and ``i < j``): on equal clocks the *higher* process index is
 the smaller timestamp.  As a sort key: ``(s_tot, -j)`` (:func:`ts_paper`).  The mutant
 ``opposite-tie-break`` gives process 0 the plain lexicographic key ``(s_tot, j)``.
 
 **T2** (line 25, garbled by OCR; reconstructed from the prose of section 4.2 and the
-proof of Theorem 3, equation (18); notes item 5): T2 is the set of messages m of T1,
+proof of Theorem 3, equation (18)): T2 is the set of messages m of T1,
 sent by p_j, such that every message m_k still pending at p_i from a neighbour p_k of
 p_j carries a timestamp ``<s_tot_k, k>`` greater than ``<s_tot_j, j>``.
 
-**Variants** (issue 9).  ``published`` follows the pseudo-code line by line.
+**Variants.**  ``published`` follows the pseudo-code line by line.
 ``corrected`` moves the increment of ``causal_i[i]`` from broadcast time (line 5) to
 the delivery of p_i's own message (line 29 for every ``j0``, including ``i``); the
 entry ``i`` of the sent causal timestamp is then p_i's own sequence number (the number
@@ -38,19 +38,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from operator import le
+from operator import attrgetter, le
 from typing import Any, NamedTuple
 
 
 class Variant(StrEnum):
-    """Which Algorithm 1 (issue 9)."""
+    """Which Algorithm 1: the pseudo-code as published, or corrected (docs/algorithm1.md)."""
 
     PUBLISHED = "published"
     CORRECTED = "corrected"
 
 
 class Mutant(StrEnum):
-    """Deliberately broken versions (issue 7), each one named change.
+    """Deliberately broken versions, each one named change.
 
     ``no-catch-up``: line 12 sends no CATCH_UP message (line 11 still advances the
     local clock).  ``no-t1``: T1 = C (line 23 dropped).  ``no-t2``: T2 = T1 (line 25
@@ -125,6 +125,17 @@ CATCH_UP = "CATCH_UP"
 Wire = tuple[str, Any]
 
 
+def wire_id(w: Wire) -> tuple[Any, ...]:
+    """A protocol message's name within its channel (unordered channels name the message
+    a receipt takes): ``("TOCOBC", seq)`` -- the sender is the channel's source -- or
+    ``("CATCH_UP", date)``; unique within a channel, as a process's successive clock
+    values (hence CATCH_UP dates) strictly increase (Lemma 2, Proposition 2)."""
+    kind, body = w
+    if kind == TOCOBC:
+        return (TOCOBC, body.seq)
+    return (kind, body)
+
+
 class TocoState(NamedTuple):
     """The local variables of p_i (section 4.2): ``causal_i[1..n]``, ``total_i[1..n]``,
     ``pending_i`` (a tuple sorted by message id: a canonical form of the set), and
@@ -163,11 +174,10 @@ def _replace(t: tuple[int, ...], i: int, v: int) -> tuple[int, ...]:
 
 def _insert(pending: tuple[Msg, ...], m: Msg) -> tuple[Msg, ...]:
     """``pending_i ∪ {m}`` in canonical (sorted by id) form."""
-    return tuple(sorted(pending + (m,), key=_mid))
+    return tuple(sorted(pending + (m,), key=_BY_ID))
 
 
-def _mid(m: Msg) -> tuple[int, int]:
-    return (m.sender, m.seq)
+_BY_ID = attrgetter("sender", "seq")   # a message's id, (sender, seq) = Msg.mid
 
 
 # ---- lines 1-6 --------------------------------------------------------------------------

@@ -29,8 +29,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from fisheye.impl.api import Step
-from fisheye.impl.network import wire_id
-from fisheye.impl.toco import CATCH_UP, TOCOBC
+from fisheye.impl.toco import CATCH_UP, TOCOBC, wire_id
+
+_CACHE = 1 << 18        # entries of an identity-keyed memo before it is cleared
 
 
 class DeadClockSystem:
@@ -42,13 +43,20 @@ class DeadClockSystem:
         self.program = raw.program
         self.graph = raw.graph
         self.network = raw.network
+        self.info = raw.info
+        self.read_names = raw.read_names
         self.level = "protocol"
         n = self.n = len(self.processes)
         use_t1 = getattr(raw._cfgs[0], "use_t1", True) if n else True
         nb = raw._cfgs[0].neighbours if n else ()
         self.dead = tuple((not use_t1) or not nb[k] for k in range(n))
         self._nbrs = nb
-        self._dv_memo: dict[tuple[int, tuple[bool, ...]], tuple[bool, ...]] = {}
+        self._dv_memo: dict[tuple[int, int], tuple[bool, ...]] = {}
+        self._dc_cache: dict[int, tuple[Any, tuple[bool, int]]] = {}
+        self._dv_last: list[Any] = [None, None]
+        self._pindex = {p: i for i, p in enumerate(self.processes)}
+        self._out_of = tuple(tuple(i * n + k for k in range(n)) for i in range(n))
+        self._into = tuple(tuple(k * n + i for k in range(n)) for i in range(n))
         from fisheye.impl.programs import Write
 
         ops = raw.program.ops
@@ -62,52 +70,80 @@ class DeadClockSystem:
         Statically when p_k has no neighbour (or T1 is dropped); dynamically once every
         neighbour p_j of p_k has broadcast all its messages and p_i has delivered them
         all, since T1 (line 23) reads ``total_i[k]`` only for pending messages of such
-        p_j, and no such message can be pending at p_i any more."""
-        n = self.n
+        p_j, and no such message can be pending at p_i any more.  Computed from a
+        per-process summary (:meth:`_done_counts`) and memoised per row."""
         procs = state.procs
-        W, dead, nbrs, memo = self._writes, self.dead, self._nbrs, self._dv_memo
-        fin = tuple(ps.reg.pc > lw for ps, lw in zip(procs, self._last_w, strict=True))
+        sums = [self._done_counts(i, ps) for i, ps in enumerate(procs)]
+        fin = 0
+        for j, (f, _) in enumerate(sums):
+            if f:
+                fin |= 1 << j
+        memo = self._dv_memo
         out = []
-        for i, ps in enumerate(procs):
-            t = ps.toco
-            c = t.causal     # line 29: causal_i[j] counts p_j's messages delivered at p_i (j != i)
-            own = t.sent - sum(1 for m in t.pending if m.sender == i)
-            done = tuple(fin[j] and (own if j == i else c[j]) >= W[j] for j in range(n))
-            key = (i, done)
+        for i, (_, allcnt) in enumerate(sums):
+            key = (i, fin & allcnt)
             row = memo.get(key)
             if row is None:
-                row = memo[key] = tuple(k != i and (dead[k] or all(done[j] for j in nbrs[k]))
-                                        for k in range(n))
+                done = fin & allcnt
+                row = memo[key] = tuple(
+                    k != i and (self.dead[k] or all((done >> j) & 1 for j in self._nbrs[k]))
+                    for k in range(self.n))
             out.append(row)
         return tuple(out)
 
-    def canon(self, state: Any, only: int | None = None) -> Any:
+    def _done_counts(self, i: int, ps: Any) -> tuple[bool, int]:
+        """Of p_i's local state alone: whether p_i has invoked all its writes, and the
+        set (bit mask) of processes p_j all of whose messages p_i has delivered
+        (``causal_i[j]``, line 29; for j = i, its own messages no longer pending)."""
+        cache = self._dc_cache
+        e = cache.get(id(ps))
+        if e is not None and e[0] is ps:
+            return e[1]
+        t = ps.toco
+        c = t.causal
+        own = t.sent - sum(1 for m in t.pending if m.sender == i)
+        W = self._writes
+        allcnt = 0
+        for j in range(self.n):
+            if (own if j == i else c[j]) >= W[j]:
+                allcnt |= 1 << j
+        r = (ps.reg.pc > self._last_w[i], allcnt)
+        if len(cache) >= _CACHE:
+            cache.clear()
+        cache[id(ps)] = (ps, r)
+        return r
+
+    def canon(self, state: Any, dv: Any = None, procs_at: Any = None, chans_at: Any = None) -> Any:
         """The quotient map h: dead views set to 0, CATCH_UP messages feeding a dead view
-        removed from their channel (the other messages keep their FIFO order)."""
+        removed from their channel (the other messages keep their FIFO order).
+
+        ``dv``: the state's dead views if known; ``procs_at`` / ``chans_at``: the only
+        processes and channels (indices) that may need it, when the state is a
+        successor of a quotiented state (see :meth:`apply`)."""
         n = self.n
-        dv = self.dead_views(state)
+        if dv is None:
+            dv = self.dead_views(state)
         procs = state.procs
-        newp = []
+        newp = list(procs)
         changed = False
-        for i, ps in enumerate(procs):
+        for i in range(n) if procs_at is None else procs_at:
+            ps = procs[i]
             tot = ps.toco.total
             di = dv[i]
             if any(di[k] and tot[k] for k in range(n)):
                 tot = tuple(0 if di[k] else v for k, v in enumerate(tot))
-                ps = ps._replace(toco=ps.toco._replace(total=tot))
+                newp[i] = ps._replace(toco=ps.toco._replace(total=tot))
                 changed = True
-            newp.append(ps)
         chans = state.channels
         ch = None
-        for src in range(n):
-            for dst in range(n):
-                if src == dst or not dv[dst][src]:
-                    continue
-                c = chans[src * n + dst]
+        for idx in range(n * n) if chans_at is None else chans_at:
+            src, dst = divmod(idx, n)
+            if src != dst and dv[dst][src]:
+                c = chans[idx]
                 if c and any(w[0] == CATCH_UP for w in c):
                     if ch is None:
                         ch = list(chans)
-                    ch[src * n + dst] = tuple(w for w in c if w[0] != CATCH_UP)
+                    ch[idx] = tuple(w for w in c if w[0] != CATCH_UP)
         if ch is not None:
             chans = tuple(ch)
             changed = True
@@ -123,7 +159,28 @@ class DeadClockSystem:
         return self.raw.enabled(state)
 
     def apply(self, state: Any, step: Step) -> Any:
-        return self.canon(self.raw.apply(state, step))
+        """h(raw step) from a quotiented state, touching only what the step can change:
+        a receipt at p_i changes no dead view (its pending message is another process's,
+        p_i's counters and program counter stay), so only ``total_i`` and the channels
+        out of p_i (new CATCH_UPs) may need the quotient; a delivery at p_i changes only
+        row i of the dead views (p_i's counters), so only ``total_i`` and the channels
+        into p_i; an operation may end a process's writes: everything is recomputed."""
+        child = self.raw.apply(state, step)
+        if step.kind == "op":
+            return self.canon(child)
+        i = self._pindex[step.process]
+        last = self._dv_last
+        if last[0] is state:
+            dvp = last[1]
+        else:
+            dvp = self.dead_views(state)
+            last[0], last[1] = state, dvp
+        if step.kind == "recv":
+            return self.canon(child, dvp, (i,), self._out_of[i])
+        if step.kind == "deliver":
+            dv = self.dead_views(child)
+            return self.canon(child, dv, (i,), self._into[i])
+        return self.canon(child)
 
     def is_final(self, state: Any) -> bool:
         return self.raw.is_final(state)
@@ -145,6 +202,9 @@ class DeadClockSystem:
 
     def describe(self) -> dict[str, Any]:
         return self.raw.describe()
+
+    def properties(self) -> Any:
+        return self.raw.properties()
 
     # ---- schedules -------------------------------------------------------------------------
     def lift(self, schedule: Sequence[Step]) -> list[Step]:
@@ -230,6 +290,40 @@ class ProtocolPor:
                    for j in range(n))
         return rem, mt, mc, self.dead_views(state)
 
+    def por_key(self, state: Any, enabled: dict[int, Step]) -> Any:
+        """A summary of ``state`` on which :meth:`por_dependents` and :meth:`por_enablers`
+        (for every transition) depend entirely, so that a stubborn set computed for one
+        state serves every state with the same key: the enabled transitions; per process
+        whether a write remains, whether its program has ended, whether a read still to
+        run reads a register an undelivered message writes, whether C (line 21) is
+        non-empty, the processes all of whose messages it delivered, and whether its
+        writes are all invoked (these two give the dead views); per channel whether it
+        is empty, holds a TOCOBC, or holds CATCH_UPs only."""
+        emask = 0
+        for t in enabled:
+            emask |= 1 << t
+        procs = state.procs
+        return (emask, tuple(self._por_proc(i, ps) for i, ps in enumerate(procs)),
+                tuple(self._chan_kind(c) if c else 0 for c in state.channels))
+
+    def _por_proc(self, i: int, ps: Any) -> tuple[Any, ...]:
+        cache = self._pp_cache
+        e = cache.get(id(ps))
+        if e is not None and e[0] is ps:
+            return e[1]
+        toco = ps.toco
+        causal = toco.causal
+        cne = any(all(a <= b for a, b in zip(m.caus, causal, strict=True)) for m in toco.pending)
+        r = (ps.reg.pc >= len(self.raw.program.ops[i]), self._reads_undelivered_ps(i, ps), cne,
+             self._done_counts(i, ps))
+        if len(cache) >= _CACHE:
+            cache.clear()
+        cache[id(ps)] = (ps, r)
+        return r
+
+    def _chan_kind(self, c: tuple[Any, ...]) -> int:
+        return 2 if any(w[0] == TOCOBC for w in c) else 1
+
     def por_enabled(self, state: Any) -> dict[int, Step]:
         tid = self._tid
         return {tid[s]: s for s in self.raw.enabled(state)}
@@ -287,10 +381,12 @@ class ProtocolPor:
         return out
 
     def _reads_undelivered(self, state: Any, i: int) -> bool:
+        return self._reads_undelivered_ps(i, state.procs[i])
+
+    def _reads_undelivered_ps(self, i: int, ps: Any) -> bool:
         """Whether a read or await still to run at p_i reads a register that a message
         p_i has not delivered yet writes (messages of a sender are delivered in sequence
         order: C, line 21, so p_j's undelivered ones are those from ``causal_i[j]`` on)."""
-        ps = state.procs[i]
         regs = self._read_regs_from[i][ps.reg.pc]
         if not regs:
             return False
@@ -325,8 +421,15 @@ class ProtocolSystem(DeadClockSystem, ProtocolPor):
         DeadClockSystem.__init__(self, raw)
         self._por_init(raw)
         self._fcache: list[Any] = [None, None]
+        self._pp_cache: dict[int, tuple[Any, tuple[Any, ...]]] = {}
         self.por_supported = raw.network.value == "fifo"
         self._codec: ProtocolCodec | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        d = dict(self.__dict__)
+        d["_fcache"], d["_pp_cache"], d["_dc_cache"], d["_dv_memo"] = [None, None], {}, {}, {}
+        d["_dv_last"] = [None, None]
+        return d
 
     def state_codec(self) -> ProtocolCodec:
         """The compact canonical byte encoding of this system's states."""

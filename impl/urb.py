@@ -3,7 +3,7 @@
 The algorithm is the classical "Majority-Ack Uniform Reliable Broadcast" (Cachin,
 Guerraoui, Rodrigues, *Introduction to Reliable and Secure Distributed Programming*,
 algorithm 3.5), which the localized causal broadcast document
-(``shared/papers/localized-causal-broadcast.md``, "Uses: UniformReliableBroadcast")
+(S. Volodin's *Localized causal broadcast* note, "Uses: UniformReliableBroadcast")
 runs on::
 
     upon urb-Broadcast(m):       pending := pending ∪ {(self, m)}; beb-Broadcast [DATA, self, m]

@@ -1,6 +1,7 @@
 """Localized causal uniform reliable broadcast: LCURB1–LCURB5 as executable checks.
 
-Source: ``shared/papers/localized-causal-broadcast.md`` (S. Volodin), notes item 10.
+Source: S. Volodin's *Localized causal broadcast* note (locality is per process and
+need not be symmetric).
 
 A *run* is given by one delivery log per process: the process's ``broadcast`` and
 ``deliver`` events in the order it performed them, plus the set of processes that

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .graph import ProximityGraph
+from .graph import ProximityGraph, graph_of
 from .history import History, Value
 from .models import Model
 
@@ -115,23 +115,20 @@ class PaperExample:
     source: str
 
 
-def _g(h: History) -> ProximityGraph:
-    return ProximityGraph(h.processes, h.edges)
-
-
 def published_verdicts() -> tuple[PaperExample, ...]:
     """Every verdict the 2015 text states about Figures 1, 2 and 4 (Figure 6: TABLE1)."""
     out = [
-        PaperExample("figure1", FIGURE1, Model.SC, _g(FIGURE1), True, "section 2.2, Figure 1"),
-        PaperExample("figure2", FIGURE2, Model.CC, _g(FIGURE2), True, "section 2.3, Figure 2"),
-        PaperExample("figure2", FIGURE2, Model.SC, _g(FIGURE2), False, "section 2.3, Figure 2"),
+        PaperExample("figure1", FIGURE1, Model.SC, graph_of(FIGURE1), True, "section 2.2, Figure 1"),
+        PaperExample("figure2", FIGURE2, Model.CC, graph_of(FIGURE2), True, "section 2.3, Figure 2"),
+        PaperExample("figure2", FIGURE2, Model.SC, graph_of(FIGURE2), False, "section 2.3, Figure 2"),
     ]
     for b in FIGURE4_B_VALUES:
         h = figure4(b)
         out += [
-            PaperExample(f"figure4-b{b}", h, Model.CC, _g(h), True, "section 3.1: CC allows b? = 1, 2, 3"),
-            PaperExample(f"figure4-b{b}", h, Model.SC, _g(h), b != 1, "section 3.1: SC allows 2 or 3"),
-            PaperExample(f"figure4-b{b}", h, Model.FISHEYE, _g(h), b != 1,
+            PaperExample(f"figure4-b{b}", h, Model.CC, graph_of(h), True,
+                         "section 3.1: CC allows b? = 1, 2, 3"),
+            PaperExample(f"figure4-b{b}", h, Model.SC, graph_of(h), b != 1, "section 3.1: SC allows 2 or 3"),
+            PaperExample(f"figure4-b{b}", h, Model.FISHEYE, graph_of(h), b != 1,
                          "section 3.2: fisheye allows 2 or 3, not 1"),
         ]
     return tuple(out)

@@ -62,3 +62,66 @@ def test_successors_are_a_function_of_the_state():
     assert s == _walk(b, 6)
     assert [st for st, _ in successors(a, s)] == [st for st, _ in successors(b, s)]
     assert {t for _, t in successors(a, s)} == {t for _, t in successors(b, s)}
+
+
+def _all_states(ctx, limit=None):
+    seen, stack = {ctx.system.initial()}, [ctx.system.initial()]
+    while stack and (limit is None or len(seen) < limit):
+        for _, t in successors(ctx, stack.pop()):
+            if t not in seen:
+                seen.add(t)
+                stack.append(t)
+    return seen
+
+
+def test_the_state_codecs_are_canonical_and_invertible():
+    from fisheye.checker.explore.codec import TaggedCodec
+    from fisheye.impl.toco_quotient import ProtocolCodec
+
+    for sc, g, lvl, kind in (("paris-berlin-newyork", "paper", "protocol", ProtocolCodec),
+                             ("fig6", "complete", "protocol", ProtocolCodec),
+                             ("paris-berlin-newyork", "paper", "abstract", TaggedCodec)):
+        ctx = make_context(sc, g, level=lvl)
+        codec = ctx.codec
+        assert isinstance(codec, kind)
+        states = _all_states(ctx, limit=6000)
+        data = {s: codec.encode(s) for s in states}
+        assert len(set(data.values())) == len(states)              # distinct states, distinct bytes
+        fresh = make_context(sc, g, level=lvl).codec                # no shared cache
+        for s, b in data.items():
+            back = fresh.decode(b)
+            assert back == s and fresh.encode(back) == b and codec.encode(back) == b
+
+
+def test_wide_integers_take_the_wide_form():
+    from fisheye.impl.toco_quotient import ProtocolCodec
+
+    ctx = make_context("paris-berlin-newyork", "paper")
+    s = ctx.system.initial()
+    p0 = s.procs[0]
+    big = p0._replace(toco=p0.toco._replace(total=(300,) + p0.toco.total[1:]))
+    t = s._replace(procs=(big,) + s.procs[1:])
+    codec = ProtocolCodec(ctx.system.raw)
+    assert codec.decode(codec.encode(t)) == t and codec.encode(t) != codec.encode(s)
+
+
+def test_expansion_gives_encoded_successors_and_replayable_paths():
+    from fisheye.checker.explore.expand import (
+        INNER,
+        expand_bytes,
+        initial_bytes,
+        replayable,
+        schedule_of_path,
+    )
+    from fisheye.impl.api import replay
+
+    ctx = make_context("paris-berlin-newyork", "paper")
+    data, path = initial_bytes(ctx), []
+    for _ in range(12):
+        e = expand_bytes(ctx, data)
+        assert e.kind == INNER and len(e.steps) == len(e.children) and e.record is None
+        path.append(len(e.children) - 1)
+        data = e.children[-1]
+    steps = schedule_of_path(ctx, path)
+    end = replay(ctx.system.raw, replayable(ctx, steps))
+    assert ctx.codec.encode(ctx.system.canon(end)) == data

@@ -32,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from fisheye.impl.api import System
+
 from .codec import FINGERPRINT_BITS, collision_probability
 from .expand import INNER, PRUNED, Context, expand, replayable, schedule_of_path
 from .report import ReportBuilder
@@ -94,11 +96,18 @@ class ScheduleRef:
     key: Any
 
 
+IDENTITY = ("scenario", "algorithm", "variant", "mutant", "network", "graph")
+
+
 def _signature(ctx: Context, exact: bool) -> dict[str, Any]:
-    desc = ctx.system.describe() if hasattr(ctx.system, "describe") else {}
-    return {"system": json.loads(json.dumps(desc, default=str)), "reduction": ctx.reduction_kind,
+    """What a checkpoint must agree on with the run resuming it: the system's identity,
+    its program, the reduction and the options that change the state graph."""
+    system = ctx.system
+    desc = system.info.describe() if isinstance(system, System) else {}
+    ident = {k: desc.get(k) for k in IDENTITY}
+    return {"system": json.loads(json.dumps(ident, default=str)), "reduction": ctx.reduction_kind,
             "prune": ctx.prune_deviations, "exact": exact,
-            "program": str(getattr(ctx.system, "program", ""))}
+            "program": str(getattr(system, "program", ""))}
 
 
 def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = None,
@@ -137,7 +146,7 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
     def budget() -> int | None:
         if memory is None:
             return None
-        return max(16 << 20, memory - 2 * visited.nbytes - (256 << 20))
+        return max(1 << 16, memory - 2 * visited.nbytes - (256 << 20))
 
     transitions = 0
     elapsed_before = 0.0

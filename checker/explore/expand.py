@@ -27,7 +27,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fisheye.impl.api import Step
+from fisheye.impl.api import (
+    ChecksBroadcast,
+    ConditionedRuns,
+    HasInfeasible,
+    HasOutcomes,
+    Judgement,
+    Step,
+    System,
+    explorer_judged,
+    judge,
+)
 from fisheye.spec.history import History
 
 from .codec import StateCodec, codec_of, encode
@@ -83,11 +93,20 @@ def successors(ctx: Context, state: Any) -> list[tuple[Step, Any]]:
     return [(s, apply(state, s)) for s in ctx.steps(state)]
 
 
+def has(ctx: Context, capability: type) -> bool:
+    """Whether the context's system has ``capability`` (an :mod:`fisheye.impl.api`
+    protocol), computed once per context (runtime protocol checks are slow)."""
+    caps = ctx.__dict__.setdefault("_capabilities", {})
+    r = caps.get(capability)
+    if r is None:
+        r = caps[capability] = isinstance(ctx.system, capability)
+    return r
+
+
 def is_pruned(ctx: Context, state: Any) -> bool:
-    if not ctx.prune_deviations:
+    if not ctx.prune_deviations or not has(ctx, ConditionedRuns):
         return False
-    m = getattr(ctx.system, "matches_expected", None)
-    return m is not None and not m(state)
+    return not ctx.system.matches_expected(state)
 
 
 def classify(ctx: Context, state: Any, n_successors: int) -> str:
@@ -100,8 +119,7 @@ def classify(ctx: Context, state: Any, n_successors: int) -> str:
     system = ctx.system
     if system.is_final(state):
         return FINAL
-    infeasible = getattr(system, "infeasible", None)
-    if infeasible is not None and infeasible(state):
+    if has(ctx, HasInfeasible) and system.infeasible(state):
         return INFEASIBLE
     return DEADLOCK
 
@@ -116,6 +134,7 @@ class TerminalRecord:
     outcome: tuple[Any, ...]          # values of the scenario's named reads, in order
     matches: bool                     # every conditioning read returned the figure's value
     broadcast: tuple[str, ...]        # violated section 4.1 properties (names), sorted
+    judged: Judgement = Judgement()   # the system's own properties (impl.api.explorer_judged)
 
 
 def history_key(h: History) -> tuple[Any, ...]:
@@ -123,23 +142,26 @@ def history_key(h: History) -> tuple[Any, ...]:
 
 
 def read_names(system: Any) -> tuple[str, ...]:
-    prog = getattr(system, "program", None)
-    return tuple(prog.read_names) if prog is not None else ()
+    """The names of the reads whose values are a run's outcome (none unless the system
+    has :class:`~fisheye.impl.api.HasOutcomes`)."""
+    return tuple(system.read_names) if isinstance(system, HasOutcomes) else ()
 
 
 def terminal_record(ctx: Context, state: Any, kind: str) -> TerminalRecord:
     system = ctx.system
     h = system.history(state)
-    names = read_names(system)
-    oc = system.outcome(state) if hasattr(system, "outcome") else {}
-    outcome = tuple(oc.get(n) for n in names)
-    m = getattr(system, "matches_expected", None)
-    matches = True if m is None else bool(m(state))
-    bv = getattr(system, "broadcast_violations", None)
+    outcome: tuple[Any, ...] = ()
+    if has(ctx, HasOutcomes):
+        oc = system.outcome(state)
+        outcome = tuple(oc.get(n) for n in system.read_names)
+    matches = not has(ctx, ConditionedRuns) or bool(system.matches_expected(state))
     props: tuple[str, ...] = ()
-    if bv is not None:
-        props = tuple(sorted({v.prop for v in bv(state, complete=(kind == FINAL))}))
-    return TerminalRecord(kind, history_key(h), h, outcome, matches, props)
+    if has(ctx, ChecksBroadcast):
+        props = tuple(sorted({v.prop for v in system.broadcast_violations(state, complete=(kind == FINAL))}))
+    judged = Judgement()
+    if has(ctx, System):
+        judged = judge(explorer_judged(system.properties()), state, kind == FINAL)
+    return TerminalRecord(kind, history_key(h), h, outcome, matches, props, judged)
 
 
 # ---- bytes: the form in which engines store, compare and ship states ------------------------

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fisheye.impl.api import Step
+from fisheye.impl.api import Expectation, Quotient, Step, System, explorer_judged
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
 from fisheye.spec.models import Model
@@ -65,6 +65,7 @@ class ReportBuilder:
     _outcomes: set[tuple[Any, ...]] = field(default_factory=set)
     _verdicts: dict[tuple[Any, ...], str] = field(default_factory=dict)
     _violations: dict[tuple[str, tuple[Any, ...]], _Violation] = field(default_factory=dict)
+    _held: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if self.model is not None and not isinstance(self.model, Model):
@@ -89,6 +90,9 @@ class ReportBuilder:
             self._violation("deadlock", "deadlock", rec, length, schedule)
         for prop in rec.broadcast:
             self._violation(prop, "broadcast", rec, length, schedule)
+        for prop, _why in rec.judged.failed:
+            self._violation(prop, "property", rec, length, schedule)
+        self._held.update(rec.judged.held)
         if rec.kind != FINAL:
             return
         self.terminal_states += 1
@@ -136,11 +140,11 @@ class ReportBuilder:
     def _replayable(self, schedule: Callable[[], Sequence[Step]]) -> list[Step]:
         """The schedule as the raw system replays it (a quotiented system lifts it)."""
         steps = list(schedule())
-        lift = getattr(self.ctx.system, "lift", None)
-        return list(lift(steps)) if lift is not None else steps
+        system = self.ctx.system
+        return list(system.lift(steps)) if isinstance(system, Quotient) else steps
 
     _STATE = ("terminal_states", "deadlocks", "infeasible", "pruned", "unknown_checks", "_histories",
-              "_outcomes", "_verdicts", "_violations")
+              "_outcomes", "_verdicts", "_violations", "_held")
 
     def snapshot(self) -> dict[str, Any]:
         """What the builder has accumulated (picklable when the schedules are references),
@@ -149,7 +153,8 @@ class ReportBuilder:
 
     def restore(self, snap: dict[str, Any]) -> None:
         for k in self._STATE:
-            setattr(self, k, snap[k])
+            if k in snap:
+                setattr(self, k, snap[k])
 
     @property
     def violation_count(self) -> int:
@@ -169,7 +174,7 @@ class ReportBuilder:
         resolved = dict(zip(map(id, refs), resolve(refs), strict=True)) if refs and resolve else {}
         schedules = [resolved[id(v.schedule)] if id(v.schedule) in resolved else self._replayable(v.schedule)
                      for v in listed]
-        desc = system.describe() if hasattr(system, "describe") else {}
+        desc = system.info.describe() if isinstance(system, System) else {}
         out: dict[str, Any] = {
             "scenario": self.scenario if self.scenario is not None else desc.get("scenario"),
             "graph": self.graph.to_json(),
@@ -198,10 +203,30 @@ class ReportBuilder:
             "seconds": round(seconds, 3),
             "states_per_second": round(states / seconds) if seconds > 0 else None,
         }
+        out["properties"] = self._properties(complete)
         if stopped:
             out["stopped"] = stopped
         if extra:
             out.update(extra)
+        return out
+
+
+    def _properties(self, complete: bool) -> list[dict[str, Any]]:
+        """The system's properties judged here with their status: ``held`` or
+        ``violated`` (always), ``held`` or ``never held`` (sometimes; ``not seen`` when
+        the exploration was cut short)."""
+        system = self.ctx.system
+        if not isinstance(system, System):
+            return []
+        names = {v.violates for v in self._violations.values()}
+        out = []
+        for p in explorer_judged(system.properties()):
+            if p.expectation is Expectation.ALWAYS:
+                status = "violated" if p.name in names else ("held" if complete else "not violated so far")
+            else:
+                status = "held" if p.name in self._held else ("never held" if complete else "not seen")
+            out.append({"name": p.name, "expectation": p.expectation.value, "kind": p.kind.value,
+                        "status": status})
         return out
 
 
@@ -212,7 +237,7 @@ def _sort_key(values: list[Any]) -> tuple[Any, ...]:
 def exit_status(report: dict[str, Any]) -> int:
     """Contract section 3: 0 complete and no violation, 1 violations, 3 cut short (or a
     check that could not decide) before finding any violation."""
-    if report["violations_total"]:
+    if report["violations_total"] or any(p["status"] == "never held" for p in report.get("properties", ())):
         return 1
     if not report["complete"] or report.get("unknown_checks"):
         return 3

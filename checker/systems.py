@@ -1,0 +1,174 @@
+"""The registry of systems: from a name to a system factory
+(:data:`fisheye.impl.api.SystemFactory`), used by the command line, counterexample
+files and replay.
+
+A name is one of
+
+* a built-in: ``toco`` (Algorithm 2 over Algorithm 1, section 4.2 of the paper, or over
+  the broadcast specification at level ``abstract``) and ``lcb`` (Algorithm 2 or plain
+  broadcasts over the localized causal broadcast);
+* the name of an entry point of the group ``fisheye.systems`` of an installed package
+  (``[project.entry-points."fisheye.systems"] lww = "mypkg.lww:make"``);
+* ``package.module:factory``, a factory importable from the Python path (the current
+  directory included, as ``python -m`` does).
+
+A factory takes a :class:`fisheye.impl.api.SystemRequest` and returns a system that
+provides :class:`fisheye.impl.api.System`; :func:`make` checks that it does, and that it
+records the name it was made under (``info.algorithm``), so that every file it produces
+names a factory that rebuilds it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from types import ModuleType
+from typing import Any
+
+from fisheye.impl.api import System, SystemFactory, SystemRequest
+
+ENTRY_POINT_GROUP = "fisheye.systems"
+BUILTIN = ("toco", "lcb")
+
+
+def _builtin(name: str) -> SystemFactory:
+    if name == "toco":
+        from fisheye.impl.system import toco_factory
+
+        return toco_factory
+    from fisheye.impl.lcb import lcb_factory
+
+    return lcb_factory
+
+
+def _from_path(name: str) -> SystemFactory:
+    module_name, _, attr = name.partition(":")
+    if not module_name or not attr:
+        raise ValueError(f"system {name!r}: expected package.module:factory")
+    if "" not in sys.path:
+        sys.path.insert(0, "")     # as python -m: the current directory is importable
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise ValueError(f"system {name!r}: cannot import {module_name} ({e})") from None
+    if not module_name.startswith("fisheye.") and module not in _LOADED:
+        _LOADED.append(module)
+    obj: Any = module
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ValueError(f"system {name!r}: {module_name} has no {attr}") from None
+    return _callable(name, obj)
+
+
+def _callable(name: str, obj: Any) -> SystemFactory:
+    if not callable(obj):
+        raise ValueError(f"system {name!r} is not callable")
+    factory: Callable[[SystemRequest], Any] = obj
+    return factory
+
+
+_LOADED: list[ModuleType] = []
+"""The user modules loaded by ``package.module:factory`` names."""
+
+
+def _root(module: ModuleType) -> str | None:
+    """The directory from which ``module`` was imported (its sys.path entry)."""
+    file = getattr(module, "__file__", None)
+    if file is None:
+        return None
+    root = os.path.dirname(os.path.abspath(file))
+    for _ in range(module.__name__.count(".") + (1 if file.endswith("__init__.py") else 0)):
+        root = os.path.dirname(root)
+    return root
+
+
+def ship_to_spark() -> None:
+    """Let Spark's Python workers import the user systems loaded from the Python path
+    (their path is not the driver's): the modules' directories are added to the
+    workers' ``PYTHONPATH`` (through the environment of a JVM still to start, the
+    ``spark.executorEnv.PYTHONPATH`` property of a running one, and the environment of
+    an active context).  Call before exploring on Spark."""
+    roots = [r for r in dict.fromkeys(_root(m) for m in _LOADED) if r]
+    if not roots:
+        return
+    from pyspark import SparkContext
+
+    def extend(old: str | None) -> str:
+        parts = [p for p in (old or "").split(os.pathsep) if p]
+        return os.pathsep.join(parts + [r for r in roots if r not in parts])
+
+    os.environ["PYTHONPATH"] = extend(os.environ.get("PYTHONPATH"))
+    jvm = getattr(SparkContext, "_jvm", None)
+    if jvm is not None:
+        props = jvm.java.lang.System
+        key = "spark.executorEnv.PYTHONPATH"
+        props.setProperty(key, extend(props.getProperty(key)))
+    active = SparkContext._active_spark_context
+    if active is not None:
+        active.environment["PYTHONPATH"] = extend(active.environment.get("PYTHONPATH"))
+
+
+def entry_point_names() -> tuple[str, ...]:
+    return tuple(sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)))
+
+
+def resolve(name: str) -> SystemFactory:
+    """The factory of ``name`` (``ValueError`` naming what is wrong)."""
+    if name in BUILTIN:
+        return _builtin(name)
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name == name:
+            try:
+                return _callable(name, ep.load())
+            except ImportError as e:
+                raise ValueError(f"system {name!r}: entry point {ep.value} cannot be loaded ({e})") from None
+    if ":" in name:
+        return _from_path(name)
+    known = ", ".join(BUILTIN + entry_point_names())
+    raise ValueError(f"unknown system {name!r} (expected one of: {known}, or package.module:factory)")
+
+
+def make(name: str, request: SystemRequest) -> System[Any]:
+    """Build the system ``name`` for ``request`` and check it keeps the contract."""
+    factory = resolve(name)
+    if request.system != name:
+        from dataclasses import replace
+
+        request = replace(request, system=name)
+    try:
+        system = factory(request)
+    except TypeError as e:
+        raise ValueError(f"system {name!r}: calling the factory with a SystemRequest failed ({e})") from None
+    if not isinstance(system, System):
+        missing = [m for m in ("processes", "graph", "info", "initial", "enabled", "apply", "is_final",
+                               "history", "delivery_logs", "properties") if not hasattr(system, m)]
+        raise ValueError(f"system {name!r}: the factory returned a {type(system).__name__}, which does not "
+                         f"provide the system contract (missing: {', '.join(missing)})")
+    if system.info.algorithm != name:
+        raise ValueError(f"system {name!r}: its info.algorithm is {system.info.algorithm!r}; a system "
+                         "must record the name it was made under (SystemRequest.system)")
+    return system
+
+
+def context(name: str, request: SystemRequest, *, reduction: str = "auto",
+            prune_deviations: bool = True) -> Any:
+    """The exploration context (:class:`fisheye.checker.explore.Context`) of the
+    system ``name``: the built-in ones as the explorer builds them (Algorithm 1's
+    quotient and transition model), any other one as its factory makes it."""
+    from .explore.expand import Context
+    from .explore.scenarios import make_context
+
+    if name in BUILTIN:
+        if request.scenario is None:
+            raise ValueError(f"{name} needs a scenario")
+        graph = request.graph if request.graph is not None else "paper"
+        return make_context(request.scenario, graph, level=request.level, algorithm=name,
+                            variant=request.variant or "corrected", network=request.network.value,
+                            mutant=request.mutant, crashes=request.crashes, reduction=reduction,
+                            prune_deviations=prune_deviations)
+    return Context(make(name, request), reduction=reduction, prune_deviations=prune_deviations)
