@@ -20,7 +20,7 @@ from fisheye.spec.history import HistoryError
 
 from ..errors import UsageError
 
-COMMANDS = ("check", "table1", "simulate", "explore", "explain")
+COMMANDS = ("check", "table1", "simulate", "explore", "explain", "latency")
 
 
 class _Parser(argparse.ArgumentParser):
