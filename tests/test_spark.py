@@ -120,6 +120,42 @@ def test_levels_in_the_driver_give_the_local_report(shards: int) -> None:
     assert counters == ["parallelize"]                      # the terminal groups, for the checks
 
 
+def test_level_step_is_independent_of_the_processes_cache_history() -> None:
+    """On a cluster, a shard's task runs in whichever Python worker is free, each with its
+    own copy of the context and of the successor function's caches: the reduced graph
+    must not depend on what a process explored before.  Each task here picks one of two
+    independently unpickled contexts at random (seeded), and must give the local report."""
+    import random as rnd
+
+    from pyspark import cloudpickle
+
+    from fisheye.checker.spark import bfs
+
+    def ctx() -> Context:
+        return make_context(PUBLISHED, "p0:p1", variant="published")
+
+    lctx = ctx()
+    local = local_explore(lctx, ReportBuilder(lctx, "protocol", model=None))
+    frozen = cloudpickle.dumps(ctx())
+    for seed in range(6):
+        rng = rnd.Random(seed)
+        ctxs = [cloudpickle.loads(frozen) for _ in range(2)]
+        blob = bfs.initial_bytes(ctxs[0])
+        fp = bfs.fingerprint_bytes(blob)
+        records = {fp % 2: [(bfs.BATCH, np.array([fp], dtype=np.uint64), [blob], [()])]}
+        transitions = 0
+        while True:
+            c = [0] * bfs.N_COUNTERS
+            nxt: dict[int, list] = {}
+            for d in range(2):
+                for dst, payload in bfs.step(rng.choice(ctxs), d, 2, ((d, p) for p in records.get(d, ())), c):
+                    nxt.setdefault(dst, []).append(payload)
+            records, transitions = nxt, transitions + c[bfs.TRANSITIONS]
+            if not c[bfs.EMITTED]:
+                break
+        assert (c[bfs.VISITED], transitions) == (local["states"], local["transitions"]), seed
+
+
 # ---- identical results ---------------------------------------------------------------------
 
 def test_identical_to_local_on_every_abstract_graph_and_lcb(spark: Any) -> None:

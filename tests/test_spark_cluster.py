@@ -72,6 +72,15 @@ def executors(spark: Any) -> int:
     return spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
 
 
+def children(pid: int) -> list[int]:
+    """The descendants of ``pid`` (Linux /proc)."""
+    out: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for c in (task / "children").read_text().split():
+            out += [int(c), *children(int(c))]
+    return out
+
+
 def test_start_prints_the_master_url_and_status_lists_the_processes(started: dict[str, Any]) -> None:
     assert started["url"].startswith("spark://127.0.0.1:")
     assert set(started["pids"]) == {"master", "worker-1", "worker-2"}
@@ -101,19 +110,25 @@ def test_a_worker_killed_mid_run_still_gives_the_identical_report(spark: Any,
     assert executors(spark) == 2
     victim = started["pids"]["worker-1"]
     killed: list[int] = []
+    seen: list[int] = []
 
     def kill_at_level_5(stat: Any) -> None:
+        """The worker dies as its machine would: with the executor it launched (an orphaned
+        executor only notices its worker's death later, and could finish the run alone)."""
         if stat.level == 5 and not killed:
-            os.kill(victim, signal.SIGKILL)
+            for pid in [victim, *children(victim)]:
+                os.kill(pid, signal.SIGKILL)
             killed.append(stat.level)
             deadline = time.monotonic() + 120
             while executors(spark) > 1 and time.monotonic() < deadline:   # the loss is noticed
                 time.sleep(0.2)
+            seen.append(executors(spark))
 
     ctx = make_context(PUBLISHED, "p0:p1", variant="published")
     remote = spark_explore(ctx, ReportBuilder(ctx, "protocol", engine="spark"), spark=spark, driver_width=0,
                            progress=kill_at_level_5)
-    assert killed == [5] and executors(spark) == 1          # the rest ran on the surviving worker
+    assert killed == [5] and seen == [1]             # the driver lost the executor at level 5
+    assert executors(spark) == 1                     # the rest ran on the surviving worker
     local = local_report()
     assert {k: remote[k] for k in SAME} == {k: local[k] for k in SAME}
     assert remote["violations"] == local["violations"]
