@@ -1,18 +1,29 @@
-"""Benchmark of the Spark engine against the single-process engine (issue 6).
+"""Benchmark of the Spark engine against the single-process engine (docs/spark.md has the
+cost model, docs/benchmarks.md the results).
 
-Runs, in one invocation (so that the ratios come from one run on one machine):
+One command, run on an idle machine, prints every figure of the Spark targets:
 
-1. the local engine (one process, one core) on the workload;
-2. the Spark engine on ``--master`` (default ``local[2]``) on the same workload;
-3. a *chain* workload (one process writing ``--chain`` times: one state per level) on
-   Spark, whose time per level is the engine's fixed overhead per BFS level;
+    .venv/bin/python bench/bench_spark.py                 # the default workload, everything
+    .venv/bin/python bench/bench_spark.py --quick         # a 30-second workload, no cluster
+    .venv/bin/python bench/bench_spark.py --quick --cluster
+    .venv/bin/python bench/bench_spark.py "PROGRAM" --graph complete --json out.json
 
-and prints (and with ``--json FILE`` writes) wall times, the speed-up, the overhead per
-level, the per-state costs, and a scaling estimate for a 64-core cluster from the
-measured per-state cost (``docs/spark.md`` gives the cost model).
+In order, each in a fresh Python process where Spark starts (so that start-up and CPU are
+measured alone):
 
-    .venv/bin/python bench/bench_spark.py paris-berlin-newyork --graph paper
-    .venv/bin/python bench/bench_spark.py "p0: write(X,1), read(Y); ..." --graph empty --json out.json
+1. *start-up*: wall time to a usable SparkSession on ``local[2]`` and to the end of a first
+   one-task job (the JVM flags of :mod:`fisheye.checker.spark.session`);
+2. *local*: the single-process engine on the workload (wall and CPU time);
+3. *spark local[2]*: the Spark engine, default settings (hybrid: narrow levels in the
+   driver), wall time and the CPU time of the whole process tree (driver, JVM, Python
+   workers, from /proc); the report must equal the local one;
+4. *marginal CPU per state*: the Spark engine with every level on Spark
+   (``driver_width=0``), minus its fixed cost per level, per state, against the local
+   engine's CPU per state;
+5. *fixed cost per level*: a chain (one state per level) with every level on Spark;
+6. *cluster* (unless ``--no-cluster``): ``scripts/spark-cluster.sh`` with one 1-core worker,
+   then two, the same workload on each (wall time, identical report);
+7. the *64-core estimate* ``T = L o + S c / 64`` from the measured ``o`` and ``c``.
 """
 
 from __future__ import annotations
@@ -22,15 +33,20 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
-from fisheye.checker.explore import make_context
-from fisheye.checker.explore.engine import explore as local_explore
-from fisheye.checker.explore.report import ReportBuilder
-from fisheye.checker.spark import explore as spark_explore
-from fisheye.checker.spark.session import get_session
+ROOT = Path(__file__).resolve().parent.parent
+# A protocol-level workload of several minutes on one core (docs/benchmarks.md: over 318,000 states,
+# depth over 25; not run to completion on the loaded development machine).
+DEFAULT = ("p0: write(X,1), read(Y), write(Y,3); p1: write(Y,1), read(X), read(Y); p2: write(X,2), read(Y)",
+           "complete")
+QUICK = ("p0: write(X,1), read(Y); p1: write(Y,1), read(X); p2: write(X,2), read(Y)", "complete")
+SAME = ("complete", "states", "terminal_states", "histories", "deadlocks", "pruned", "transitions",
+        "max_depth", "outcomes", "violations_total")
 
 
 def machine() -> dict[str, Any]:
@@ -41,16 +57,19 @@ def machine() -> dict[str, Any]:
     except OSError:
         pass
     return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-            "load_average": os.getloadavg()}
+            "load_average": [round(x, 2) for x in os.getloadavg()]}
 
 
-def _tree_cpu(pid: int) -> float:
-    """CPU seconds (user + system, with reaped children) of process ``pid`` and its live
-    descendants, from /proc (Linux): the JVM, the PySpark daemon and its Python workers."""
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system, with reaped children) of ``pid`` and its live
+    descendants, from /proc (Linux)."""
     tick = os.sysconf("SC_CLK_TCK")
-    total, stack = 0.0, [pid]
+    total, stack, seen = 0.0, [pid], set()
     while stack:
         p = stack.pop()
+        if p in seen:
+            continue
+        seen.add(p)
         try:
             with open(f"/proc/{p}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
@@ -63,101 +82,199 @@ def _tree_cpu(pid: int) -> float:
     return total
 
 
-def spark_cpu(spark: Any) -> float | None:
-    """CPU seconds used so far by this driver and the Spark JVM tree (local masters)."""
-    proc = getattr(spark.sparkContext._gateway, "proc", None)
-    if proc is None or not os.path.exists("/proc"):
-        return None
-    return time.process_time() + _tree_cpu(proc.pid)
+# ---- the measurements, each run in its own process ------------------------------------------
+
+def _ctx(args: argparse.Namespace) -> Any:
+    from fisheye.checker.explore import make_context
+
+    return make_context(args.workload, args.graph, level=args.level)
 
 
-def level_times(report: dict[str, Any], levels: list[Any]) -> list[float]:
-    return [b.seconds - a.seconds for a, b in zip(levels, levels[1:], strict=False)]
+def _builder(ctx: Any, args: argparse.Namespace, engine: str) -> Any:
+    from fisheye.checker.explore.report import ReportBuilder
+
+    return ReportBuilder(ctx, args.level, engine=engine, model=None if args.model == "none" else args.model)
+
+
+def measure_local(args: argparse.Namespace) -> dict[str, Any]:
+    from fisheye.checker.explore.engine import explore
+
+    ctx = _ctx(args)
+    t, cpu = time.perf_counter(), time.process_time()
+    rep = explore(ctx, _builder(ctx, args, "local"))
+    return {"seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - cpu,
+            "report": {k: rep[k] for k in SAME}}
+
+
+def _spark_cpu(spark: Any) -> float:
+    return time.process_time() + tree_cpu(spark.sparkContext._gateway.proc.pid)
+
+
+def measure_startup(args: argparse.Namespace) -> dict[str, Any]:
+    from fisheye.checker.spark.session import DRIVER_JAVA_FLAGS, get_session
+
+    t = time.perf_counter()
+    spark = get_session(args.master)
+    session = time.perf_counter() - t
+    spark.sparkContext.parallelize([0], 1).count()
+    first = time.perf_counter() - t
+    cpu = _spark_cpu(spark)
+    spark.stop()
+    return {"session_seconds": session, "first_job_seconds": first, "cpu_seconds": cpu,
+            "driver_java_flags": DRIVER_JAVA_FLAGS}
+
+
+def measure_spark(args: argparse.Namespace) -> dict[str, Any]:
+    from fisheye.checker.spark import explore
+    from fisheye.checker.spark.session import get_session
+
+    spark = get_session(args.master, checkpoint_dir=args.checkpoint)
+    spark.sparkContext.parallelize(range(4), 4).count()          # executors up, workers warm
+    cluster = not args.master.startswith("local")
+    out: dict[str, Any] = {"master": args.master, "cores": spark.sparkContext.defaultParallelism}
+    runs = [("hybrid", {})] if args.driver_width is None else [("run", {"driver_width": args.driver_width})]
+    if args.chain:
+        runs = [("chain", {"driver_width": 0})]
+    for label, kw in runs:
+        ctx = _ctx(args)
+        levels: list[Any] = []
+        cpu0 = None if cluster else _spark_cpu(spark)
+        wcpu0 = tree_cpu_of_workers(args) if cluster else 0.0
+        t = time.perf_counter()
+        rep = explore(ctx, _builder(ctx, args, "spark"), spark=spark, progress=levels.append, **kw)
+        secs = time.perf_counter() - t
+        cpu = None if cpu0 is None else _spark_cpu(spark) - cpu0
+        if cluster:
+            cpu = time.process_time() + tree_cpu_of_workers(args) - wcpu0   # approx: driver + workers
+        on_spark = [b.seconds - a.seconds for a, b in zip(levels, levels[1:], strict=False)
+                    if b.where == "spark"]
+        out[label] = {"seconds": secs, "cpu_seconds": cpu, "levels": len(levels),
+                      "levels_on_spark": sum(1 for lv in levels if lv.where == "spark"),
+                      "median_spark_level_seconds": statistics.median(on_spark) if on_spark else None,
+                      "report": {k: rep[k] for k in SAME}}
+    spark.stop()
+    return out
+
+
+def tree_cpu_of_workers(args: argparse.Namespace) -> float:
+    state = Path(os.environ.get("FISHEYE_SPARK_CLUSTER", ROOT / ".spark-cluster"))
+    return sum(tree_cpu(int(p.read_text())) for p in state.glob("worker-*.pid"))
+
+
+def child(args: argparse.Namespace, what: str, *extra: str) -> dict[str, Any]:
+    """Run one measurement in a fresh interpreter; returns its JSON."""
+    cmd = [sys.executable, __file__, args.workload, "--graph", args.graph, "--level", args.level,
+           "--model", args.model, "--measure", what, *extra]
+    r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+    if r.returncode != 0:
+        raise SystemExit(f"{what} failed:\n{r.stderr[-3000:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def cluster_script(*args: str, env: dict[str, str]) -> str:
+    r = subprocess.run(["bash", str(ROOT / "scripts" / "spark-cluster.sh"), *args], capture_output=True,
+                       text=True, env=env)
+    if r.returncode != 0:
+        raise SystemExit(f"spark-cluster.sh {' '.join(args)} failed: {r.stderr[-2000:]}")
+    return r.stdout.strip()
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("scenario")
-    ap.add_argument("--graph", default="paper")
+    ap.add_argument("workload", nargs="?", default=None, help="a scenario or program (default: see --quick)")
+    ap.add_argument("--graph", default=None)
     ap.add_argument("--level", default="protocol")
-    ap.add_argument("--master", default="local[2]")
-    ap.add_argument("--partitions", type=int, default=None)
-    ap.add_argument("--chain", type=int, default=30, help="levels of the overhead workload")
+    ap.add_argument("--model", default="none", help="model the histories are checked against (default none: "
+                    "the search alone is measured)")
+    ap.add_argument("--quick", action="store_true", help="a 30-second workload, no cluster")
+    ap.add_argument("--no-cluster", action="store_true")
+    ap.add_argument("--cluster", action="store_true", help="with --quick: the cluster runs too")
+    ap.add_argument("--chain-levels", type=int, default=40)
     ap.add_argument("--cluster-cores", type=int, default=64)
-    ap.add_argument("--skip-local", action="store_true", help="Spark only (the local time is then unknown)")
     ap.add_argument("--json", default=None, metavar="FILE")
+    # internal: one measurement in this process
+    ap.add_argument("--measure", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--master", default="local[2]", help=argparse.SUPPRESS)
+    ap.add_argument("--driver-width", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--checkpoint", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--chain", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    out: dict[str, Any] = {"workload": {"scenario": args.scenario, "graph": args.graph, "level": args.level},
-                           "machine_start": machine()}
+    default = QUICK if args.quick else DEFAULT
+    args.workload = args.workload or default[0]
+    args.graph = args.graph or default[1]
+    if args.measure:
+        fn = {"local": measure_local, "startup": measure_startup, "spark": measure_spark}[args.measure]
+        print(json.dumps(fn(args)))
+        return 0
 
-    def ctx() -> Any:
-        return make_context(args.scenario, args.graph, level=args.level)
+    def say(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
 
-    if not args.skip_local:
-        c = ctx()
-        t, cpu = time.perf_counter(), time.process_time()
-        local = local_explore(c, ReportBuilder(c, args.level))
-        out["local"] = {"seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - cpu,
-                        "states": local["states"],
-                        "transitions": local["transitions"], "levels": local["max_depth"] + 1,
-                        "complete": local["complete"]}
-        print(f"local: {local['states']:,} states in {out['local']['seconds']:.1f} s", file=sys.stderr)
-
-    t = time.perf_counter()
-    spark = get_session(args.master)
-    out["spark_startup_seconds"] = time.perf_counter() - t
-    cores = spark.sparkContext.defaultParallelism
-
-    levels: list[Any] = []
-    c = ctx()
-    cpu0 = spark_cpu(spark)
-    t = time.perf_counter()
-    remote = spark_explore(c, ReportBuilder(c, args.level), spark=spark, partitions=args.partitions,
-                           progress=levels.append)
-    secs = time.perf_counter() - t
-    cpu1 = spark_cpu(spark)
-    out["spark"] = {"master": args.master, "cores": cores, "partitions": remote["spark"]["partitions"],
-                    "seconds": secs, "search_seconds": levels[-1].seconds, "states": remote["states"],
-                    "levels": len(levels), "complete": remote["complete"],
-                    "cpu_seconds": None if cpu0 is None or cpu1 is None else cpu1 - cpu0}
-    print(f"spark: {remote['states']:,} states in {secs:.1f} s", file=sys.stderr)
-    if "local" in out:
-        same = all(remote[k] == local[k] for k in ("states", "terminal_states", "histories", "outcomes",
-                                                   "violations_total", "transitions"))
-        out["identical_to_local"] = same
-        out["speedup"] = out["local"]["seconds"] / secs
-        if out["spark"]["cpu_seconds"]:
-            # Work ratio, independent of how loaded the machine is: CPU seconds of the whole
-            # Spark tree (JVM, daemon, workers, driver) per CPU second of the local engine.
-            ratio = out["spark"]["cpu_seconds"] / out["local"]["cpu_seconds"]
-            out["cpu_ratio"] = ratio
-            out["speedup_ceiling_idle"] = cores / ratio
-
-    # Overhead per level: a chain (one state per level).
-    chain = "p0: " + ", ".join(f"write(X,{i})" for i in range(1, args.chain + 1))
-    cc = make_context(chain, "empty")
-    chain_levels: list[Any] = []
-    spark_explore(cc, ReportBuilder(cc, "protocol", model=None), spark=spark, partitions=args.partitions,
-                  progress=chain_levels.append)
-    per_level = statistics.median(level_times({}, chain_levels))
-    out["overhead_per_level_seconds"] = per_level
-    n_levels, states = out["spark"]["levels"], out["spark"]["states"]
-    work = max(out["spark"]["search_seconds"] - n_levels * per_level, 0.0)
-    per_state_spark = work * cores / states                     # core-seconds per state on Spark
-    out["per_state_seconds"] = {"spark_core": per_state_spark}
-    if "local" in out:
-        out["per_state_seconds"]["local"] = out["local"]["seconds"] / out["local"]["states"]
+    out: dict[str, Any] = {"workload": {"program": args.workload, "graph": args.graph, "level": args.level,
+                                        "model": args.model}, "machine_start": machine()}
+    say(f"workload: {args.workload!r} on graph {args.graph}; load {out['machine_start']['load_average']}")
+    out["startup"] = child(args, "startup")
+    say(f"start-up: session {out['startup']['session_seconds']:.1f} s, first job "
+        f"{out['startup']['first_job_seconds']:.1f} s")
+    out["local"] = local = child(args, "local")
+    say(f"local: {local['report']['states']:,} states in {local['seconds']:.1f} s "
+        f"({local['cpu_seconds']:.1f} CPU-s)")
+    sp = child(args, "spark")
+    out["spark_local2"] = sp["hybrid"]
+    h = sp["hybrid"]
+    h["identical"] = h["report"] == local["report"]
+    h["speedup"] = local["seconds"] / h["seconds"]
+    say(f"spark local[2] (hybrid): {h['seconds']:.1f} s, {h['levels_on_spark']}/{h['levels']} levels on "
+        f"Spark, speed-up {h['speedup']:.2f}, identical {h['identical']}")
+    every = child(args, "spark", "--driver-width", "0")["run"]
+    every["identical"] = every["report"] == local["report"]
+    out["spark_every_level"] = every
+    chain = "p0: " + ", ".join(f"write(X,{i})" for i in range(1, args.chain_levels + 1))
+    ch = child(argparse.Namespace(**{**vars(args), "workload": chain, "graph": "empty"}), "spark", "--chain")
+    ch = ch["chain"]
+    o_wall = ch["seconds"] / ch["levels"]
+    o_cpu = ch["cpu_seconds"] / ch["levels"]
+    out["fixed_cost_per_level"] = {"seconds": o_wall, "cpu_seconds": o_cpu, "levels": ch["levels"]}
+    states = local["report"]["states"]
+    c_spark = (every["cpu_seconds"] - every["levels"] * o_cpu) / states
+    c_local = local["cpu_seconds"] / states
+    out["marginal_cpu_per_state"] = {"spark": c_spark, "local": c_local, "ratio": c_spark / c_local}
+    say(f"fixed cost per level: {o_wall:.3f} s, {o_cpu:.3f} CPU-s; marginal CPU per state: Spark "
+        f"{c_spark * 1e6:.0f} us, local {c_local * 1e6:.0f} us, ratio {c_spark / c_local:.2f}")
+    if not args.no_cluster and (args.cluster or not args.quick):
+        env = {**os.environ, "FISHEYE_SPARK_CLUSTER": str(ROOT / ".spark-cluster-bench"),
+               "PYTHON": sys.executable}
+        cl: dict[str, Any] = {}
+        for workers in (1, 2):
+            url = cluster_script("start", "--workers", str(workers), env=env)
+            try:
+                os.environ["FISHEYE_SPARK_CLUSTER"] = env["FISHEYE_SPARK_CLUSTER"]
+                r = child(args, "spark", "--master", url)["hybrid"]
+            finally:
+                cluster_script("stop", env=env)
+            r["identical"] = r["report"] == local["report"]
+            cl[f"{workers}_worker"] = r
+            say(f"cluster, {workers} worker(s) of 1 core: {r['seconds']:.1f} s, identical {r['identical']}")
+        cl["speedup_2_over_1"] = cl["1_worker"]["seconds"] / cl["2_worker"]["seconds"]
+        out["cluster"] = cl
     k = args.cluster_cores
-    out["estimate"] = {"cores": k, "seconds": n_levels * per_level + states * per_state_spark / k,
-                       "assumes": "same overhead per level and per-state cost as measured here; "
-                                  "shuffle over a network not included"}
+    levels = local["report"]["max_depth"] + 1
+    out["estimate"] = {"cores": k, "levels": levels, "states": states,
+                       "seconds": levels * o_wall + states * c_spark / k,
+                       "local_seconds": local["seconds"],
+                       "assumes": "the fixed cost per level and the CPU per state measured here, every level "
+                                  "on Spark; network transfer of the shuffle not included"}
     out["machine_end"] = machine()
+    for key in ("spark_local2", "spark_every_level"):
+        out[key].pop("report", None)
+    if "cluster" in out:
+        for key in ("1_worker", "2_worker"):
+            out["cluster"][key].pop("report", None)
+    out["local"].pop("report", None)
     text = json.dumps(out, indent=2)
     print(text)
     if args.json:
-        with open(args.json, "w") as f:
-            f.write(text + "\n")
-    spark.stop()
+        Path(args.json).write_text(text + "\n")
     return 0
 
 

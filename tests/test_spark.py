@@ -1,6 +1,8 @@
-"""The Spark engine (issue 6): identical results to the local engine, an injected task
-failure retried by Spark with the result unchanged, Parquet output readable with Spark
-SQL, budgets, the ``--spark`` command line.
+"""The Spark engine: its admission and level step against the local engine (no Spark),
+identical reports on Spark and in the hybrid driver/Spark mode, an injected task failure
+retried by Spark with the result unchanged, Parquet output readable with Spark SQL,
+budgets, the ``--spark`` command line, quiet by default.  (The real standalone cluster:
+``tests/test_spark_cluster.py``.)
 
 One SparkSession for the whole module (``local[2,4]``: two cores, a task may fail up
 to four times), UI disabled, driver on localhost.  ``--dist loadfile`` keeps this file
@@ -20,14 +22,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from fisheye.checker.explore import make_context
+from fisheye.checker.explore.codec import collision_probability
 from fisheye.checker.explore.engine import explore as local_explore
-from fisheye.checker.explore.expand import Context, successors
+from fisheye.checker.explore.expand import Context
 from fisheye.checker.explore.report import ReportBuilder
+from fisheye.checker.explore.store import FingerprintSet
 from fisheye.checker.spark import explore as spark_explore
-from fisheye.checker.spark.bfs import collision_probability, fingerprint
+from fisheye.checker.spark.bfs import admit
 from fisheye.impl.api import Step, replay
 from fisheye.impl.programs import random_edges, random_program
 
@@ -51,11 +56,11 @@ def spark() -> Iterator[Any]:
 
 
 def both(ctx_factory: Any, spark: Any, *, partitions: int = 2, level: str = "protocol",
-         **kwargs: Any) -> tuple[dict, ReportBuilder, dict, ReportBuilder]:
+         driver_width: int = 0, **kwargs: Any) -> tuple[dict, ReportBuilder, dict, ReportBuilder]:
     lctx, sctx = ctx_factory(), ctx_factory()
     lb, sb = ReportBuilder(lctx, level), ReportBuilder(sctx, level, engine="spark")
     local = local_explore(lctx, lb)
-    remote = spark_explore(sctx, sb, partitions=partitions, spark=spark, **kwargs)
+    remote = spark_explore(sctx, sb, partitions=partitions, spark=spark, driver_width=driver_width, **kwargs)
     return local, lb, remote, sb
 
 
@@ -74,36 +79,81 @@ def assert_identical(local: dict, lb: ReportBuilder, remote: dict, sb: ReportBui
     assert remote["spark"]["collision_probability"] == collision_probability(remote["states"])
 
 
-# ---- fingerprints (no Spark) ---------------------------------------------------------------
+# ---- admission and one level, in process (no Spark) -----------------------------------------
 
-def test_fingerprint_is_64_bits_and_stable_across_processes() -> None:
-    ctx = make_context("paris-berlin-newyork", "paper")
-    state = ctx.system.initial()
-    succ = [s for _step, s in successors(ctx, state)]
-    fps = {fingerprint(s) for s in [state, *succ]}
-    assert len(fps) == 1 + len(succ)                       # distinct states, distinct prints
-    assert all(0 <= f < 2 ** 64 for f in fps)
-    code = ("from fisheye.checker.explore import make_context\n"
-            "from fisheye.checker.spark.bfs import fingerprint\n"
-            "print(fingerprint(make_context('paris-berlin-newyork', 'paper').system.initial()))")
-    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout.strip()
-            for seed in ("1", "2")}
-    assert outs == {str(fingerprint(state))}
+def test_admit_keeps_new_fingerprints_once_with_their_least_path() -> None:
+    visited = FingerprintSet()
+    visited.merge([9, 5])
+    fps = np.array([9, 7, 3, 7, 3, 7], dtype=np.uint64)
+    paths = [(0,), (2, 1), (4,), (1, 0), (3,), (1, 1)]
+    chosen = admit(visited, fps, paths)
+    assert visited.old.tolist() == [3, 5, 7, 9]                    # sorted, merged
+    assert [int(fps[i]) for i in chosen] == [3, 7]                  # fingerprint order, 9 seen
+    assert [paths[i] for i in chosen] == [(3,), (1, 0)]             # shortest, then least
+    assert admit(visited, fps, paths) == [] and len(visited) == 4   # nothing new the second time
 
 
-def test_fingerprint_falls_back_to_the_canonical_encoding_for_sets() -> None:
-    a = ("x", frozenset({"p", "q", "r"}))
-    b = ("x", frozenset(["r", "q", "p"]))
-    assert fingerprint(a) == fingerprint(b)
-    assert fingerprint(a) != fingerprint(("x", frozenset({"p", "q"})))
-    assert fingerprint((1, "1")) != fingerprint((1, 1))
+@pytest.mark.parametrize("shards", [1, 3])
+def test_levels_in_the_driver_give_the_local_report(shards: int) -> None:
+    """The level step run in process (``driver_width`` above every width: Spark only
+    checks the histories) builds the local engine's report, for any number of shards."""
+    from fisheye.checker.spark import bfs
+
+    lctx, sctx = make_context(PUBLISHED, "p0:p1", variant="published"), make_context(
+        PUBLISHED, "p0:p1", variant="published")
+    local = local_explore(lctx, ReportBuilder(lctx, "protocol"))
+    counters: list[int] = []
+    levels: list[Any] = []
+
+    class NoSpark:          # the search never touches Spark when every level is narrow
+        def __getattr__(self, name: str) -> Any:
+            counters.append(name)
+            return lambda *a, **k: None
+
+    run = bfs.run(NoSpark(), sctx, partitions=shards, driver_width=10 ** 9, progress=levels.append)
+    assert (run.states, run.transitions, run.max_depth, run.complete) == (
+        local["states"], local["transitions"], local["max_depth"], True)
+    assert all(lv.where == "driver" for lv in levels)
+    # one level per depth, plus possibly a last one that admits nothing (its candidates
+    # were all seen by their owners)
+    assert len(levels) == run.max_depth + 1 + (levels[-1].frontier == 0)
+    assert counters == ["parallelize"]                      # the terminal groups, for the checks
 
 
-def test_collision_probability_is_the_birthday_bound() -> None:
-    assert collision_probability(1) == 0.0
-    assert collision_probability(2 ** 20) == pytest.approx(2 ** 40 / 2 ** 65, rel=1e-5)
-    assert collision_probability(2 ** 40) == 1.0
+def test_level_step_is_independent_of_the_processes_cache_history() -> None:
+    """On a cluster, a shard's task runs in whichever Python worker is free, each with its
+    own copy of the context and of the successor function's caches: the reduced graph
+    must not depend on what a process explored before.  Each task here picks one of two
+    independently unpickled contexts at random (seeded), and must give the local report."""
+    import random as rnd
+
+    from pyspark import cloudpickle
+
+    from fisheye.checker.spark import bfs
+
+    def ctx() -> Context:
+        return make_context(PUBLISHED, "p0:p1", variant="published")
+
+    lctx = ctx()
+    local = local_explore(lctx, ReportBuilder(lctx, "protocol", model=None))
+    frozen = cloudpickle.dumps(ctx())
+    for seed in range(6):
+        rng = rnd.Random(seed)
+        ctxs = [cloudpickle.loads(frozen) for _ in range(2)]
+        blob = bfs.initial_bytes(ctxs[0])
+        fp = bfs.fingerprint_bytes(blob)
+        records = {fp % 2: [(bfs.BATCH, np.array([fp], dtype=np.uint64), [blob], [()])]}
+        transitions = 0
+        while True:
+            c = [0] * bfs.N_COUNTERS
+            nxt: dict[int, list] = {}
+            for d in range(2):
+                for dst, payload in bfs.step(rng.choice(ctxs), d, 2, ((d, p) for p in records.get(d, ())), c):
+                    nxt.setdefault(dst, []).append(payload)
+            records, transitions = nxt, transitions + c[bfs.TRANSITIONS]
+            if not c[bfs.EMITTED]:
+                break
+        assert (c[bfs.VISITED], transitions) == (local["states"], local["transitions"]), seed
 
 
 # ---- identical results ---------------------------------------------------------------------
@@ -150,11 +200,14 @@ def _small_random_programs(count: int) -> list[tuple[str, tuple]]:
 def test_random_programs_identical_to_local(spark: Any) -> None:
     from fisheye.impl.programs import parse_program
 
+    mixed: list[bool] = []
     for text, edges in _small_random_programs(2):
         local, lb, remote, sb = both(lambda t=text, e=edges: make_context(parse_program(t), list(e)), spark,
-                                     partitions=3)
+                                     partitions=3, driver_width=8)      # to Spark and back
+        mixed.append(0 < remote["spark"]["levels_on_spark"] < remote["spark"]["levels"])
         assert local["complete"] and local["terminal_states"] > 0, text
         assert_identical(local, lb, remote, sb)
+    assert any(mixed)        # some levels ran in the driver, others on Spark
 
 
 # ---- an injected task failure, and the Parquet table, on a run with violations ---------------
@@ -203,7 +256,7 @@ def published_run(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[
 def test_injected_failure_is_retried_and_the_result_unchanged(published_run: dict[str, Any]) -> None:
     assert published_run["marker"].read_text().startswith("stage ")   # the failure did happen
     local = published_run["local"]
-    assert local["violations_total"] == 3                               # causal order, issue 9
+    assert local["violations_total"] == 3                               # causal order (published variant)
     assert {v["violates"] for v in local["violations"]} == {"causal order"}
     assert_identical(local, published_run["lb"], published_run["remote"], published_run["sb"])
 
@@ -264,3 +317,20 @@ def test_bad_spark_usage_is_one_line_and_exit_2(run_cli: Any) -> None:
     assert r.status == 2 and r.err.count("\n") == 1 and "not a Spark master URL" in r.err
     r = run_cli("explore", SMALL, "--graph", "empty", "--parquet", "out.parquet")
     assert r.status == 2 and "need --spark" in r.err
+
+
+def test_quiet_by_default_and_verbose_shows_sparks_log() -> None:
+    """A new JVM (a fresh process): quiet, stderr holds the progress line only (no JVM
+    warning); with --verbose, Spark's own log."""
+    cmd = [sys.executable, "-m", "fisheye.checker.cli", "explore", SMALL, "--graph", "empty", "--spark",
+           "--master", "local[1]", "--json"]
+    procs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE)    # bytes: keep the \r
+             for c in (cmd, [*cmd, "--verbose"])]
+    (out, err), (vout, verr) = ((o.decode(), e.decode()) for o, e in (p.communicate(timeout=300)
+                                                                      for p in procs))
+    assert [p.returncode for p in procs] == [0, 0]
+    assert json.loads(out)["engine"] == json.loads(vout)["engine"] == "spark"
+    lines = [ln for ln in err.split("\n") if ln.strip()]
+    assert len(lines) == 1 and "WARN" not in err, err
+    assert lines[0].lstrip("\r").startswith("spark: level 0") and "states/s" in lines[0]
+    assert "INFO SparkContext" in verr

@@ -97,7 +97,9 @@ def register(sub: Any) -> None:
     p.add_argument("--exact-states", action="store_true",
                    help="keep exact states in the visited set instead of 64-bit fingerprints (small runs)")
     p.add_argument("--checkpoint", default=None, metavar="DIR",
-                   help="save the search in DIR at the end of a level, every --checkpoint-every seconds")
+                   help="save the search in DIR at the end of a level, every --checkpoint-every seconds; "
+                   "with --spark: Spark's reliable checkpoint directory, which every executor must reach "
+                   "(the search then survives the loss of an executor)")
     p.add_argument("--checkpoint-every", type=float, default=300.0, metavar="S",
                    help="seconds between checkpoints (default 300)")
     p.add_argument("--resume", default=None, metavar="DIR",
@@ -114,6 +116,7 @@ def register(sub: Any) -> None:
     p.add_argument("--parquet", default=None, metavar="DIR",
                    help="with --spark: also write the complete histories with their verdicts as a "
                    "Parquet table in DIR (readable with Spark SQL)")
+    p.add_argument("--verbose", action="store_true", help="with --spark: show Spark's own log on stderr")
     p.set_defaults(func=run)
 
 
@@ -169,8 +172,8 @@ def check_applicable(args: argparse.Namespace) -> None:
 
 
 def _check_spark(args: argparse.Namespace) -> None:
-    if (args.master or args.partitions or args.parquet) and not args.spark:
-        raise UsageError("--master, --partitions and --parquet need --spark")
+    if (args.master or args.partitions or args.parquet or args.verbose) and not args.spark:
+        raise UsageError("--master, --partitions, --parquet and --verbose need --spark")
 
 
 def _resolve_system(args: argparse.Namespace) -> str:
@@ -213,8 +216,9 @@ def run(args: argparse.Namespace) -> int:
     memory = _size(args.memory)
     if args.checkpoint and args.resume and args.checkpoint != args.resume:
         raise UsageError("--checkpoint and --resume name different directories")
-    if (args.checkpoint or args.resume) and args.spark:
-        raise UsageError("--checkpoint and --resume apply to the local search (not --spark)")
+    if args.resume and args.spark:
+        raise UsageError("--resume applies to the local search (with --spark, --checkpoint DIR is Spark's "
+                         "reliable checkpoint directory)")
     system_name = _resolve_system(args)
     check_applicable(args)
     opts = {k: (getattr(args, k) if getattr(args, k) is not None else v) for k, v in DEFAULTS.items()}
@@ -276,7 +280,7 @@ def run(args: argparse.Namespace) -> int:
         ship_to_spark()
         report = spark_explore(ctx, builder(ctx), master=args.master, partitions=args.partitions,
                                max_states=args.max_states, timeout=args.timeout, progress=not args.quiet,
-                               parquet=args.parquet)
+                               parquet=args.parquet, checkpoint=args.checkpoint, verbose=args.verbose)
     else:
         from ..explore.engine import explore
 

@@ -105,6 +105,16 @@ class ReportBuilder:
             if verdict == "violation":
                 self._violation(self.model.value, "model", rec, length, schedule)
 
+    def seed_verdict(self, history_key: tuple[Any, ...], verdict: str) -> None:
+        """Record a verdict computed elsewhere (the Spark engine checks each distinct
+        history once, on an executor), so that :meth:`add_terminal` does not check that
+        history again; an ``unknown`` verdict counts in ``unknown_checks`` as if checked here."""
+        if history_key in self._verdicts:
+            return
+        self._verdicts[history_key] = verdict
+        if verdict == "unknown":
+            self.unknown_checks += 1
+
     def _verdict(self, rec: TerminalRecord) -> str:
         v = self._verdicts.get(rec.history_key)
         if v is None:

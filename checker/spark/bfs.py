@@ -1,95 +1,87 @@
-"""Level-synchronous breadth-first search over a hash-partitioned frontier (issue 6).
+"""Level-synchronous breadth-first search over fingerprint-owned shards, on Spark or in the
+driver (``docs/spark.md`` gives the design and its cost model).
 
-The design (``docs/spark.md`` gives it with its cost model):
+* Every state is *owned* by shard ``fp mod N`` of its 64-bit fingerprint ``fp``.  A shard's
+  *record* holds the sorted ``numpy.uint64`` array of the fingerprints it owns and the
+  aggregate of the terminal states it found (grouped by terminal record: count and least
+  path).
+* One level is one task per shard (:func:`step`): it reads its record and the *batches* of
+  candidate states sent to it, admits the candidates whose fingerprint it does not own yet
+  (``searchsorted`` on the sorted array, then a linear ``insert``), expands every admitted
+  state with the explorer's state-local successor function
+  (:func:`fisheye.checker.explore.expand.expand_bytes`: the reduction included), and writes
+  its new record plus **one batch per destination shard** (fingerprints as a ``uint64``
+  array, encoded states, paths).  No per-state Python work happens in Spark itself.
+* On Spark, a level's tasks are the result stage of one job on a PySpark RDD whose output
+  is already in the pair format of Spark's shuffle writer; the next level's shuffle is then
+  built in the JVM (``PairwiseRDD`` → ``partitionBy`` with the identity partitioner): one
+  shuffle per level, no union, no Python in the shuffle, no re-serialisation.  The job's
+  action is a JVM-side ``count``; the level's counters come back in an accumulator
+  (result-stage updates count once per partition, whatever the retries).
+* Narrow levels (fewer candidates than ``driver_width``) run :func:`step` in the driver on
+  the same records: a Spark level has a fixed cost (tasks, JVM round trips) that only pays
+  on wide levels.  The records move between the driver and Spark when the width crosses
+  the threshold.
+* Each state carries its *path*: the indices of the successors taken from the initial
+  state.  Among duplicates the shortest, then lexicographically least, path wins, so
+  results never depend on task timing, and a violation's schedule is a shortest one
+  (rebuilt by replaying the path,
+  :func:`fisheye.checker.explore.expand.schedule_of_path`).
 
-* every state is *owned* by partition ``fp mod N`` of its 64-bit fingerprint ``fp``
-  (:func:`fingerprint`: BLAKE2b of a canonical text of the state, the same on every
-  executor);
-* the exploration is an RDD of one :class:`Shard` per partition, co-partitioned by that
-  rule: the shard's sorted array of visited fingerprints, its counters, the aggregate of
-  its terminal states (grouped by terminal record), and its frontier (the states it
-  admitted at the last level, pickled as one blob);
-* one level = expand every frontier state with the explorer's *state-local* successor
-  function (:func:`fisheye.checker.explore.expand.successors`, partial-order reduction
-  and pruning included), deduplicate the successors map-side, shuffle each to its owner
-  (``partitionBy``), and admit at the owner those absent from its visited array.  The
-  union of the old shards with the shuffled successors is a narrow, partitioner-aware
-  union (same ``PythonPartitioner`` on both sides): visited sets never move and are never
-  collected on the driver; only a few counters per shard reach the driver per level;
-* each state carries its *path*: the indices of the successors taken, level by level.
-  Among duplicates the shortest, then lexicographically least, path wins, so results do
-  not depend on task timing, and a violation's schedule is a shortest one (rebuilt by
-  replaying the path, :func:`schedule_of`).
-
-Lineage is cut each level by ``localCheckpoint`` (or by a reliable ``checkpoint`` every
-:data:`CHECKPOINT_EVERY` levels when the SparkContext has a checkpoint directory, as it
-should on a cluster); a failed task is recomputed by Spark from the cached previous level.
+Lineage is cut every level: by a reliable checkpoint when the SparkContext has a checkpoint
+directory (a lost executor's records are read back from it), else by a local checkpoint.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import pickle
+import struct
 import time
-from array import array
-from bisect import bisect_left
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from fisheye.checker.explore.codec import collision_probability
+from fisheye.checker.explore.codec import fingerprint as fingerprint_bytes
 from fisheye.checker.explore.expand import (
     INNER,
     PRUNED,
     Context,
     TerminalRecord,
-    classify,
-    successors,
-    terminal_record,
+    expand_bytes,
+    fingerprint,
+    initial_bytes,
 )
-from fisheye.checker.explore.expand import fingerprint as canonical_fingerprint
-from fisheye.impl.api import Step
+from fisheye.checker.explore.store import FingerprintSet
 
 Path = tuple[int, ...]
 FINGERPRINT_BITS = 64
-CHECKPOINT_EVERY = 8  # levels between reliable checkpoints, when a checkpoint dir is set
+DRIVER_WIDTH = 4000          # levels with fewer candidates run in the driver (docs/benchmarks.md)
+DRIVER_STATES = 4_000_000    # ... as long as the visited fingerprints (8 bytes each) are this few
+SHARD, BATCH = 0, 1          # the two kinds of payload a shard task reads and writes
+_PROTO = pickle.HIGHEST_PROTOCOL
+_EMPTY = np.zeros(0, dtype=np.uint64)
 
-# Per-shard counters (cumulative): expanded transitions, pruned states.
-TRANSITIONS, PRUNED_STATES = 0, 1
-
-
-_json = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
-
-
-def fingerprint(state: Any) -> int:
-    """64-bit fingerprint of ``state``, the same on every executor.
-
-    Fast path: BLAKE2b of the state's JSON text (the C encoder).  It succeeds exactly
-    when the state is a tree of tuples (named or not), ints, strings, floats, booleans
-    and None -- the protocol level's states -- and equal such states have equal texts.
-    Anything else (sets, dataclasses...) raises ``TypeError`` and falls back to the
-    explorer's canonical encoding (:func:`fisheye.checker.explore.expand.fingerprint`,
-    sets sorted).  The two paths hash different texts, so a state's fingerprint does not
-    depend on which path another state took."""
-    try:
-        text = _json(state)
-    except (TypeError, ValueError):
-        return canonical_fingerprint(state)
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+# Per-level counters (an accumulator on Spark): admitted states, visited states after the
+# level, transitions expanded, states pruned, candidates sent on.
+ADMITTED, VISITED, TRANSITIONS, PRUNED_STATES, EMITTED = range(5)
+N_COUNTERS = 5
 
 
-def collision_probability(states: int, bits: int = FINGERPRINT_BITS) -> float:
-    """Birthday-bound estimate that two of ``states`` distinct states share a
-    fingerprint (TLC's "calculated" probability): n(n-1) / 2^(bits+1)."""
-    return min(1.0, states * (states - 1) / 2.0 ** (bits + 1))
+# States cross processes as the explorer's canonical bytes (``ctx.codec``), named by the
+# one 64-bit fingerprint of those bytes (``fisheye.checker.explore.codec.fingerprint``).
+__all__ = ["admit", "collision_probability", "run", "step"]
 
 
-def _better(a: Path, b: Path) -> bool:
-    return (len(a), a) < (len(b), b)
+def _key(path: Path) -> tuple[int, Path]:
+    return (len(path), path)
 
 
 def _least(a: Path, b: Path) -> Path:
-    return b if _better(b, a) else a
+    return b if _key(b) < _key(a) else a
 
 
 # A group of terminal states with the same record: (count, record, least path).
@@ -101,100 +93,240 @@ def merge_group(a: Group, b: Group) -> Group:
 
 
 def group_key(rec: TerminalRecord) -> int:
-    return canonical_fingerprint((rec.kind, rec.history_key, rec.outcome, rec.matches, rec.broadcast))
+    return fingerprint((rec.kind, rec.history_key, rec.outcome, rec.matches, rec.broadcast))
 
 
-@dataclass
-class Shard:
-    """One partition of the exploration (see the module docstring)."""
+# ---- one shard, one level (on an executor or in the driver) -------------------------------
 
-    visited: array                   # sorted fingerprints of the states this partition owns
-    counters: tuple[int, int]        # (transitions, pruned), cumulative
-    groups: dict[int, Group]         # terminal states of this partition, by group key
-    frontier: bytes                  # pickle of list[(fp, pickled state, path)], sorted by fp
-    new: int                         # len(frontier)
-
-
-def _owner(fp: int) -> int:
-    """The partition function: ``Partitioner`` takes it modulo the partition count."""
-    return fp
-
-
-# ---- tasks (run on executors) ------------------------------------------------------------
-
-def _expand(ctx: Context, index: int, shards: Iterable[Shard]) -> Iterator[tuple[int, tuple]]:
-    """Successors of shard ``index``'s frontier, deduplicated map-side (exact states,
-    Python's own hashing), then fingerprinted and pickled once each (the owner keeps
-    the bytes without unpickling them); the frontier's terminal records and the
-    counters are keyed to stay home."""
-    best: dict[Any, Path] = {}
-    transitions = pruned = 0
-    loads = pickle.loads
-    for shard in shards:
-        for fp, blob, path in loads(shard.frontier):
-            state = loads(blob)
-            succ = successors(ctx, state)        # empty for a pruned state
-            if not succ:
-                kind = classify(ctx, state, 0)
-                if kind == PRUNED:
-                    pruned += 1
-                elif kind != INNER:
-                    yield fp, ("T", terminal_record(ctx, state, kind), path)
-                continue
-            transitions += len(succ)
-            for i, (_step, nxt) in enumerate(succ):
-                p2 = path + (i,)
-                old = best.get(nxt)
-                if old is None or _better(p2, old):
-                    best[nxt] = p2
-    yield index, ("N", (transitions, pruned), ())
-    dumps, proto = pickle.dumps, pickle.HIGHEST_PROTOCOL
-    for nxt, p2 in best.items():
-        yield fingerprint(nxt), ("C", dumps(nxt, proto), p2)
-
-
-def _admit(records: Iterable[Any], admit: bool = True) -> Iterator[Shard]:
-    """The owner's side: keep the successors never seen, fold in findings and counters."""
-    visited: array = array("Q")
-    counters = [0, 0]
-    groups: dict[int, Group] = {}
-    cands: dict[int, tuple[Any, Path]] = {}
-    for rec in records:
-        if isinstance(rec, Shard):
-            visited, groups = rec.visited, dict(rec.groups)
-            counters = [a + b for a, b in zip(counters, rec.counters, strict=True)]
-            continue
-        fp, (tag, a, path) = rec
-        if tag == "C":
-            old = cands.get(fp)
-            if old is None or _better(path, old[1]):
-                cands[fp] = (a, path)
-        elif tag == "T":
-            key = group_key(a)
-            g: Group = (1, a, path)
-            groups[key] = merge_group(groups[key], g) if key in groups else g
+def admit(visited: FingerprintSet, fps: np.ndarray, paths: list[Path]) -> list[int]:
+    """Admit the candidates (``fps[i]`` reached by ``paths[i]``) never visited into
+    ``visited``; returns one index per new fingerprint (its least path), in fingerprint
+    order."""
+    if not len(fps):
+        return []
+    order = np.argsort(fps, kind="stable")
+    s = fps[order]
+    first = np.empty(len(s), dtype=bool)
+    first[0] = True
+    np.not_equal(s[1:], s[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    uniq = s[starts]
+    new = [j for j, seen in enumerate(visited.known(uniq.tolist())) if not seen]
+    if not new:
+        return []
+    ends = np.append(starts[1:], len(s))
+    order_l, starts_l, ends_l = order.tolist(), starts.tolist(), ends.tolist()
+    chosen: list[int] = []
+    for j in new:
+        a, b = starts_l[j], ends_l[j]
+        if b - a == 1:
+            chosen.append(order_l[a])
         else:
-            counters = [x + y for x, y in zip(counters, a, strict=True)]
-    fresh: list[int] = []
-    if admit:
-        n = len(visited)
-        for fp in sorted(cands):
-            i = bisect_left(visited, fp)
-            if i == n or visited[i] != fp:
-                fresh.append(fp)
-        if fresh:
-            visited = array("Q", sorted([*visited, *fresh]))  # two sorted runs: a linear merge
-    frontier = [(fp, *cands[fp]) for fp in fresh]
-    yield Shard(visited, (counters[0], counters[1]), groups,
-                pickle.dumps(frontier, protocol=pickle.HIGHEST_PROTOCOL), len(fresh))
+            chosen.append(min(order_l[a:b], key=lambda i: _key(paths[i])))
+    visited.merge(uniq[new])
+    return chosen
 
 
-def _admit_findings_only(records: Iterable[Any]) -> Iterator[Shard]:
-    return _admit(records, admit=False)
+def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
+         counters: list[int]) -> Iterator[tuple[int, tuple]]:
+    """Shard ``index`` of ``n`` at one level: admit, expand, route (module docstring).
+    Adds this level's counters to ``counters``; yields ``(destination, payload)``."""
+    visited, groups = FingerprintSet(), {}
+    fps_parts: list[np.ndarray] = []
+    blobs: list[bytes] = []
+    paths: list[Path] = []
+    for _dst, payload in records:
+        if payload[0] == SHARD:
+            _, visited, groups = payload
+        else:
+            _, f, b, p = payload
+            fps_parts.append(f)
+            blobs.extend(b)
+            paths.extend(p)
+    fps = np.concatenate(fps_parts) if len(fps_parts) > 1 else (fps_parts[0] if fps_parts else _EMPTY)
+    fresh = admit(visited, fps, paths)
+    best: dict[int, tuple[bytes, Path]] = {}
+    transitions = pruned = 0
+    fp_of = fingerprint_bytes
+    for i in fresh:
+        path = paths[i]
+        e = expand_bytes(ctx, blobs[i])
+        if e.kind == INNER:
+            transitions += len(e.children)
+            for j, child in enumerate(e.children):
+                fp = fp_of(child)
+                p2 = path + (j,)
+                old = best.get(fp)
+                if old is None or _key(p2) < _key(old[1]):
+                    best[fp] = (child, p2)
+        elif e.kind == PRUNED:
+            pruned += 1
+        else:
+            rec = e.record
+            assert rec is not None
+            key = group_key(rec)
+            g: Group = (1, rec, path)
+            groups[key] = merge_group(groups[key], g) if key in groups else g
+    yield index, (SHARD, visited, groups)
+    emitted = 0
+    if best:
+        out_fps = np.fromiter(best.keys(), dtype=np.uint64, count=len(best))
+        dst = (out_fps % np.uint64(n)).astype(np.intp)
+        mine = dst == index
+        if mine.any():       # successors this shard owns and has seen: no need to send them
+            hit = np.array(visited.known(out_fps[mine].tolist()), dtype=bool)
+            keep = np.ones(len(out_fps), dtype=bool)
+            keep[np.flatnonzero(mine)[hit]] = False
+        else:
+            keep = np.ones(len(out_fps), dtype=bool)
+        values = list(best.values())
+        for d in range(n):
+            sel = np.flatnonzero((dst == d) & keep)
+            if not len(sel):
+                continue
+            sl = sel.tolist()
+            emitted += len(sl)
+            yield d, (BATCH, out_fps[sel], [values[i][0] for i in sl], [values[i][1] for i in sl])
+    for k, v in enumerate((len(fresh), len(visited), transitions, pruned, emitted)):
+        counters[k] += v
 
 
-def _counts(shard: Shard) -> tuple[int, int, int, int]:
-    return (shard.new, len(shard.visited), *shard.counters)
+# ---- Spark plumbing -------------------------------------------------------------------------
+
+_CONTEXTS: dict[str, Context] = {}
+
+
+def _context(token: str, blob: Any) -> Context:
+    """The run's context, unpickled once per Python worker process (its caches survive
+    from task to task and level to level)."""
+    ctx = _CONTEXTS.get(token)
+    if ctx is None:
+        from pyspark import cloudpickle
+
+        if len(_CONTEXTS) >= 4:
+            _CONTEXTS.clear()
+        ctx = _CONTEXTS[token] = cloudpickle.loads(blob.value)
+    return ctx
+
+
+def _freeze_survivors() -> None:
+    """Move what the task leaves alive (the context and the caches of its successor
+    function) to the collector's permanent generation.  A reused PySpark worker runs a
+    full ``gc.collect()`` after every task, whose cost grows with those caches: measured,
+    it doubled the workers' CPU time (docs/benchmarks.md)."""
+    import gc
+
+    gc.freeze()
+
+
+def _as_shuffle_pairs(pairs: Iterable[tuple[int, tuple]]) -> Iterator[bytes]:
+    """``(destination, payload)`` in the format of PySpark's shuffle writer (what
+    ``partitionBy`` produces in Python): the key as a packed long, then a pickled list."""
+    pack, dumps = struct.Struct("!q").pack, pickle.dumps
+    for dst, payload in pairs:
+        yield pack(dst)
+        yield dumps([(dst, payload)], _PROTO)
+
+
+def _identity(key: int) -> int:
+    return key
+
+
+class _VectorSum:
+    """AccumulatorParam of fixed-length integer vectors."""
+
+    def zero(self, value: list[int]) -> list[int]:
+        return [0] * len(value)
+
+    def addInPlace(self, a: list[int], b: list[int]) -> list[int]:  # noqa: N802 (PySpark's name)
+        return [x + y for x, y in zip(a, b, strict=True)]
+
+
+class _SparkLevels:
+    """The Spark side of the search: each level's output RDD (pair format), persisted and
+    checkpointed, and the JVM-built shuffle that feeds the next level."""
+
+    def __init__(self, sc: Any, ctx: Context, n: int):
+        self.sc, self.n, self.ctx = sc, n, ctx
+        self.token = uuid.uuid4().hex
+        self.blob: Any = None         # the context, broadcast once the first level runs on Spark
+        self.out: Any = None          # the last level's output (PipelinedRDD in pair format)
+
+    def _shuffled(self) -> Any:
+        """The last level's output, routed to its destination shards (JVM only)."""
+        from pyspark.core.rdd import RDD
+        from pyspark.serializers import BatchedSerializer
+
+        sc = self.sc
+        jvm = sc._jvm
+        pairs = jvm.PairwiseRDD(self.out._jrdd.rdd()).asJavaPairRDD()
+        part = jvm.PythonPartitioner(self.n, id(_identity))
+        jrdd = jvm.PythonRDD.valueOfPair(pairs.partitionBy(part))
+        return RDD(jrdd, sc, BatchedSerializer(sc._unbatched_serializer))
+
+    def push(self, records: dict[int, list[tuple]]) -> None:
+        """Records held by the driver become the input of the next Spark level."""
+        from pyspark import StorageLevel, cloudpickle
+        from pyspark.core.rdd import RDD
+
+        if self.blob is None:
+            self.blob = self.sc.broadcast(cloudpickle.dumps(self.ctx))
+            self.level_storage = self.sc._getJavaStorageLevel(StorageLevel.MEMORY_AND_DISK)
+            self.reliable = self.sc.getCheckpointDir() is not None
+        data = [[(d, p) for p in records.get(d, [])] for d in range(self.n)]
+        rdd = self.sc.parallelize(data, self.n)
+        self.out = None
+        self._input: RDD = rdd.flatMap(lambda x: x)     # pipelined into the level's task
+
+    def level(self, acc_factory: Callable[[], Any]) -> list[int]:
+        """Run one level on Spark; returns its counters."""
+        acc = acc_factory()
+        src = self._shuffled() if self.out is not None else self._input
+        token, blob, n = self.token, self.blob, self.n
+
+        def task(index: int, it: Iterable[tuple[int, tuple]]) -> Iterator[bytes]:
+            counters = [0] * N_COUNTERS
+            yield from _as_shuffle_pairs(step(_context(token, blob), index, n, it, counters))
+            acc.add(counters)
+            _freeze_survivors()
+
+        out = src.mapPartitionsWithIndex(task)
+        out._bypass_serializer = True
+        j = out._jrdd
+        j.persist(self.level_storage)
+        if self.reliable:
+            j.rdd().checkpoint()
+        else:
+            j.rdd().localCheckpoint()
+        j.count()                                  # the action: JVM-side, runs the level
+        if self.out is not None:
+            self.out._jrdd.unpersist(False)
+        self.out = out
+        return list(acc.value)
+
+    def pull(self) -> dict[int, list[tuple]]:
+        """The last level's output, brought to the driver."""
+        records: dict[int, list[tuple]] = {}
+        for d, payload in self._shuffled().collect():
+            records.setdefault(d, []).append(payload)
+        if self.out is not None:
+            self.out._jrdd.unpersist(False)
+        self.out = None
+        return records
+
+    def groups(self) -> Any:
+        """RDD of the terminal groups of every shard."""
+        def shard_groups(it: Iterable[tuple[int, tuple]]) -> Iterator[tuple[int, Group]]:
+            for _d, payload in it:
+                if payload[0] == SHARD:
+                    yield from payload[2].items()
+        return self._shuffled().mapPartitions(shard_groups)
+
+    def close(self) -> None:
+        if self.out is not None:
+            self.out._jrdd.unpersist(False)
+        if self.blob is not None:
+            self.blob.unpersist()
 
 
 # ---- the driver --------------------------------------------------------------------------
@@ -206,6 +338,7 @@ class LevelStat:
     states: int         # distinct states so far
     transitions: int    # transitions expanded so far
     seconds: float      # since the start of the search
+    where: str = "spark"  # "spark" or "driver"
 
 
 @dataclass(frozen=True)
@@ -219,46 +352,63 @@ class SparkRun:
     stopped: str | None
     seconds: float
     partitions: int
-    groups: Any = field(default=None, compare=False, repr=False)   # RDD of Group, persisted
-    shards: Any = field(default=None, compare=False, repr=False)   # the last level, persisted
+    groups: Any = field(default=None, compare=False, repr=False)   # RDD of Group
+    release: Callable[[], None] = field(default=lambda: None, compare=False, repr=False)
 
     @property
     def collision_probability(self) -> float:
         return collision_probability(self.states)
 
 
-def run(spark: Any, ctx: Context, *, partitions: int, max_states: int | None = None,
-        timeout: float | None = None,
+def run(sc: Any, ctx: Context, *, partitions: int, max_states: int | None = None,
+        timeout: float | None = None, driver_width: int = DRIVER_WIDTH,
+        driver_states: int = DRIVER_STATES,
         progress: Callable[[LevelStat], None] | None = None) -> SparkRun:
-    """Explore the reduced state graph of ``ctx`` to a fixpoint (or a budget)."""
-    from pyspark import StorageLevel
-
-    sc = spark.sparkContext
+    """Explore the reduced state graph of ``ctx`` to a fixpoint (or a budget): levels with
+    at least ``driver_width`` candidates on Spark, the others in the driver."""
     start = time.perf_counter()
     n = partitions
-    checkpointing = sc.getCheckpointDir() is not None
-    init = ctx.system.initial()
-    seed = (sc.parallelize([(fingerprint(init), ("C", pickle.dumps(init, pickle.HIGHEST_PROTOCOL), ()))], 1)
-            .partitionBy(n, _owner))
-    shards = seed.mapPartitions(_admit, preservesPartitioning=True)
-    shards.persist(StorageLevel.MEMORY_AND_DISK)
-    level, frontier, states, transitions, pruned = 0, 0, 0, 0, 0
-    max_depth = 0
+    blob = initial_bytes(ctx)
+    fp = fingerprint_bytes(blob)
+    local: dict[int, list[tuple]] | None = {
+        fp % n: [(BATCH, np.array([fp], dtype=np.uint64), [blob], [()])]}
+    spark = _SparkLevels(sc, ctx, n)
+
+    def acc() -> Any:
+        return sc.accumulator([0] * N_COUNTERS, _VectorSum())
+
+    level, width = 0, 1
+    states = transitions = pruned = max_depth = 0
     levels: list[LevelStat] = []
     stopped: str | None = None
-    counts = shards.map(_counts).collect()
     while True:
-        frontier = sum(c[0] for c in counts)
-        states = sum(c[1] for c in counts)
-        transitions = sum(c[2] for c in counts)
-        pruned = sum(c[3] for c in counts)
-        if frontier:
+        on_spark = width >= driver_width
+        if on_spark and local is not None:
+            spark.push(local)
+            local = None
+        elif not on_spark and local is None and states <= driver_states:
+            local = spark.pull()
+        if local is None:
+            c = spark.level(acc)
+        else:
+            c = [0] * N_COUNTERS
+            nxt: dict[int, list[tuple]] = {}
+            for d in range(n):
+                for dst, payload in step(ctx, d, n, ((d, p) for p in local.get(d, ())), c):
+                    nxt.setdefault(dst, []).append(payload)
+            local = nxt
+        states = c[VISITED]
+        transitions += c[TRANSITIONS]
+        pruned += c[PRUNED_STATES]
+        if c[ADMITTED]:
             max_depth = level
-        stat = LevelStat(level, frontier, states, transitions, time.perf_counter() - start)
+        stat = LevelStat(level, c[ADMITTED], states, transitions, time.perf_counter() - start,
+                         "driver" if local is not None else "spark")
         levels.append(stat)
         if progress is not None:
             progress(stat)
-        if frontier == 0:
+        width = c[EMITTED]
+        if width == 0:
             break
         if max_states is not None and states >= max_states:
             stopped = f"max-states budget ({max_states:,}) reached"
@@ -267,37 +417,17 @@ def run(spark: Any, ctx: Context, *, partitions: int, max_states: int | None = N
             stopped = f"timeout ({timeout:g} s) reached"
             break
         level += 1
-        succ = (shards.mapPartitionsWithIndex(lambda i, it: _expand(ctx, i, it))
-                .partitionBy(n, _owner))
-        nxt = shards.union(succ).mapPartitions(_admit, preservesPartitioning=True)
-        nxt.persist(StorageLevel.MEMORY_AND_DISK)
-        if not checkpointing:
-            nxt.localCheckpoint()
-        elif level % CHECKPOINT_EVERY == 0:
-            nxt.checkpoint()
-        shards, parent = nxt, shards
-        counts = shards.map(_counts).collect()   # materialises (and checkpoints) the level
-        parent.unpersist()
-    persisted = shards
-    if stopped is not None:
-        # Cut short: the frontier's own terminal states are still reported, nothing admitted.
-        tail = (shards.mapPartitionsWithIndex(lambda i, it: _expand(ctx, i, it))
-                .filter(lambda kv: kv[1][0] == "T").partitionBy(n, _owner))
-        shards = shards.union(tail).mapPartitions(_admit_findings_only, preservesPartitioning=True)
-    groups = (shards.flatMap(lambda s: s.groups.items())
-              .reduceByKey(merge_group, n)
-              .values())
-    groups.persist(StorageLevel.MEMORY_AND_DISK)
+    if local is not None:
+        merged: dict[int, Group] = {}
+        for payloads in local.values():
+            for payload in payloads:
+                if payload[0] == SHARD:
+                    for k, g in payload[2].items():
+                        merged[k] = merge_group(merged[k], g) if k in merged else g
+        groups = sc.parallelize(list(merged.values()), n)
+    else:
+        groups = spark.groups().reduceByKey(merge_group, n).values()
     return SparkRun(states=states, transitions=transitions, pruned=pruned, max_depth=max_depth,
                     levels=tuple(levels), complete=stopped is None, stopped=stopped,
-                    seconds=time.perf_counter() - start, partitions=n, groups=groups, shards=persisted)
-
-
-def schedule_of(ctx: Context, path: Path) -> list[Step]:
-    """Replay a path (successor indices) from the initial state into its schedule."""
-    state = ctx.system.initial()
-    steps: list[Step] = []
-    for i in path:
-        step, state = successors(ctx, state)[i]
-        steps.append(step)
-    return steps
+                    seconds=time.perf_counter() - start, partitions=n, groups=groups,
+                    release=spark.close)

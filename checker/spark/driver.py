@@ -14,13 +14,13 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from fisheye.checker.explore.expand import FINAL, Context, fingerprint
+from fisheye.checker.explore.expand import FINAL, Context, fingerprint, schedule_of_path
 from fisheye.checker.explore.report import ReportBuilder
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.models import Model
 
 from . import bfs
-from .bfs import FINGERPRINT_BITS, Group, LevelStat, SparkRun, schedule_of
+from .bfs import FINGERPRINT_BITS, Group, LevelStat, SparkRun
 from .session import get_session, valid_master
 
 Item = tuple[int, Any, tuple[int, ...], str | None]   # (count, record, path, verdict)
@@ -41,16 +41,14 @@ def _check_histories(model: Model | None, graph: ProximityGraph, engine: str, ti
 
 
 def level_printer(stream: Any = None, label: str = "spark") -> Callable[[LevelStat], None]:
-    """Progress on stderr, one line per BFS level: frontier, states, states/s."""
+    """Progress on stderr: one line, rewritten in place each level (level, width, states,
+    states/s over the search so far, where the level ran), ended when the search ends."""
     out = stream if stream is not None else sys.stderr
-    last = [0.0, 0]
 
     def show(stat: LevelStat) -> None:
-        dt = stat.seconds - last[0]
-        rate = (stat.states - last[1]) / dt if dt > 0 else 0.0
-        last[0], last[1] = stat.seconds, stat.states
-        out.write(f"{label}: level {stat.level}  frontier {stat.frontier:,}  states {stat.states:,}  "
-                  f"{rate:,.0f} states/s  {stat.seconds:.1f}s\n")
+        rate = stat.states / stat.seconds if stat.seconds > 0 else 0.0
+        out.write(f"\r{label}: level {stat.level}  width {stat.frontier:,}  states {stat.states:,}  "
+                  f"{rate:,.0f} states/s  ({stat.where})   ")
         out.flush()
 
     return show
@@ -59,14 +57,17 @@ def level_printer(stream: Any = None, label: str = "spark") -> Callable[[LevelSt
 def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
             partitions: int | None = None, max_states: int | None = None, timeout: float | None = None,
             progress: Callable[[LevelStat], None] | bool | None = None, parquet: str | None = None,
-            spark: Any = None) -> dict[str, Any]:
+            spark: Any = None, verbose: bool = False, checkpoint: str | None = None,
+            driver_width: int = bfs.DRIVER_WIDTH) -> dict[str, Any]:
     """Explore ``ctx`` on Spark and return the report (contract section 4).
 
     ``master``: a Spark master URL (None: ``spark-submit``'s, else ``local[*]``);
-    ``partitions``: shards of the state space (default: the default parallelism, at least 2:
-    every task of a level has a fixed cost, measured in docs/benchmarks.md);
-    ``progress``: True for per-level lines on stderr, or a callback; ``parquet``: also
-    write the table of terminal groups there (:mod:`.output`)."""
+    ``partitions``: shards of the state space (default: one per core of the cluster);
+    ``progress``: True for the progress line on stderr, or a callback per level;
+    ``parquet``: also write the table of terminal groups there (:mod:`.output`);
+    ``verbose``: Spark's own log on stderr; ``checkpoint``: a reliable checkpoint
+    directory (every executor must reach it; the search then survives a lost executor);
+    ``driver_width``: levels with fewer candidate states run in the driver."""
     if spark is None:
         if master is not None and not valid_master(master):
             from fisheye.checker.errors import UsageError
@@ -74,18 +75,21 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
             raise UsageError(f"--master: {master!r} is not a Spark master URL (local[N], spark://HOST:PORT, "
                              "yarn, k8s://URL)")
         try:
-            spark = get_session(master)
+            spark = get_session(master, verbose=verbose, checkpoint_dir=checkpoint)
         except Exception as e:  # a bad master URL, no Java: one line, exit status 2
             from fisheye.checker.errors import UsageError
 
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
             raise UsageError(f"cannot start Spark (master {master or 'local[*]'}): {first}") from None
+    elif checkpoint is not None:
+        spark.sparkContext.setCheckpointDir(checkpoint)
     sc = spark.sparkContext
-    n = partitions or max(2, sc.defaultParallelism)
+    n = partitions or sc.defaultParallelism
+    printer = level_printer() if progress is True else (progress or None)
+    run: SparkRun = bfs.run(sc, ctx, partitions=n, max_states=max_states, timeout=timeout,
+                            driver_width=driver_width, progress=printer)
     if progress is True:
-        progress = level_printer()
-    run: SparkRun = bfs.run(spark, ctx, partitions=n, max_states=max_states, timeout=timeout,
-                            progress=progress or None)
+        sys.stderr.write("\n")
     graph = builder.model_graph or builder.graph
     model, engine, ctimeout = builder.model, builder.check_engine, builder.check_timeout
     items_rdd = (run.groups.map(lambda g: (fingerprint(g[1].history_key), [g]))
@@ -100,8 +104,8 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
         from .output import write_parquet
 
         parquet_rows = write_parquet(spark, ctx, model.value if model else None, items_rdd, parquet)
-    for rdd in (items_rdd, run.groups, run.shards):
-        rdd.unpersist()
+    items_rdd.unpersist()
+    run.release()
     return build_report(ctx, builder, run, items, master=sc.master, parquet=parquet,
                         parquet_rows=parquet_rows)
 
@@ -110,16 +114,12 @@ def build_report(ctx: Context, builder: ReportBuilder, run: SparkRun, items: lis
                  master: str, parquet: str | None, parquet_rows: int | None) -> dict[str, Any]:
     builder.engine = "spark"
     for _count, rec, _path, verdict in items:
-        if verdict is not None and rec.history_key not in builder._verdicts:
-            # Verdicts computed on the executors, one per distinct history: seed the
-            # builder's cache so that it checks nothing again.
-            builder._verdicts[rec.history_key] = verdict
-            if verdict == "unknown":
-                builder.unknown_checks += 1
+        if verdict is not None:     # checked on an executor, once per distinct history
+            builder.seed_verdict(rec.history_key, verdict)
     builder.add_pruned(run.pruned)
     for count, rec, path, _verdict in items:
         def schedule(path: tuple[int, ...] = path) -> list[Any]:
-            return schedule_of(ctx, path)
+            return schedule_of_path(ctx, path)
         for _ in range(count):
             builder.add_terminal(rec, len(path), schedule)
     per_level = [b.seconds - a.seconds for a, b in zip(run.levels, run.levels[1:], strict=False)]
@@ -127,6 +127,7 @@ def build_report(ctx: Context, builder: ReportBuilder, run: SparkRun, items: lis
         "master": master,
         "partitions": run.partitions,
         "levels": len(run.levels),
+        "levels_on_spark": sum(1 for lv in run.levels if lv.where == "spark"),
         "fingerprint_bits": FINGERPRINT_BITS,
         "collision_probability": run.collision_probability,
         "median_level_seconds": round(sorted(per_level)[len(per_level) // 2], 3) if per_level else 0.0,

@@ -1,4 +1,4 @@
-"""Outputs a user can query: a Parquet table of the terminal states' groups (issue 6).
+"""Outputs a user can query: a Parquet table of the terminal states' groups.
 
 One row per distinct (kind, history, outcome, broadcast violations) of the terminal
 states: complete runs (``kind = 'final'``) with the verdict of their history under the
@@ -18,9 +18,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from fisheye.checker.explore.expand import Context
-
-from .bfs import schedule_of
+from fisheye.checker.explore.expand import Context, replayable, schedule_of_path
 
 COLUMNS = ("kind", "history", "verdict", "model", "runs", "outcome", "matches", "broadcast",
            "length", "schedule")
@@ -29,7 +27,7 @@ COLUMNS = ("kind", "history", "verdict", "model", "runs", "outcome", "matches", 
 def rows(ctx: Context, model: str | None, items: Iterable[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
     """Rows of the table from ``(count, record, path, verdict)`` items (on executors)."""
     for count, rec, path, verdict in items:
-        schedule = [s.to_json() for s in schedule_of(ctx, path)]
+        schedule = [s.to_json() for s in replayable(ctx, schedule_of_path(ctx, path))]
         yield (rec.kind, json.dumps(rec.history.to_json(), sort_keys=True), verdict, model, count,
                json.dumps(list(rec.outcome)), rec.matches, list(rec.broadcast), len(path),
                json.dumps(schedule))
