@@ -96,7 +96,8 @@ class DeadClockSystem:
         set (bit mask) of processes p_j all of whose messages p_i has delivered
         (``causal_i[j]``, line 29; for j = i, its own messages no longer pending)."""
         cache = self._dc_cache
-        e = cache.get(id(ps))
+        key = (i, id(ps))  # the result depends on i: one object may stand at two indices
+        e = cache.get(key)
         if e is not None and e[0] is ps:
             return e[1]
         t = ps.toco
@@ -110,7 +111,7 @@ class DeadClockSystem:
         r = (ps.reg.pc > self._last_w[i], allcnt)
         if len(cache) >= _CACHE:
             cache.clear()
-        cache[id(ps)] = (ps, r)
+        cache[key] = (ps, r)
         return r
 
     def canon(self, state: Any, dv: Any = None, procs_at: Any = None, chans_at: Any = None) -> Any:
@@ -308,7 +309,8 @@ class ProtocolPor:
 
     def _por_proc(self, i: int, ps: Any) -> tuple[Any, ...]:
         cache = self._pp_cache
-        e = cache.get(id(ps))
+        key = (i, id(ps))  # the result depends on i: one object may stand at two indices
+        e = cache.get(key)
         if e is not None and e[0] is ps:
             return e[1]
         toco = ps.toco
@@ -318,7 +320,7 @@ class ProtocolPor:
              self._done_counts(i, ps))
         if len(cache) >= _CACHE:
             cache.clear()
-        cache[id(ps)] = (ps, r)
+        cache[key] = (ps, r)
         return r
 
     def _chan_kind(self, c: tuple[Any, ...]) -> int:
