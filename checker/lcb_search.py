@@ -1,4 +1,4 @@
-"""Exhaustive exploration of the localized causal broadcast (issue 8), and the tool that
+"""Exhaustive exploration of the localized causal broadcast (its LCURB1-5 properties), and the tool that
 stores its counterexamples.
 
 :func:`explore` is a plain breadth-first search over :class:`fisheye.impl.lcb.LcbSystem`
@@ -9,7 +9,7 @@ histories of Algorithm 2 over the broadcast and checks them against consistency 
 
 ``python -m fisheye.checker.lcb_search`` explores ``lcb3`` and ``lcb4`` beyond the fault
 threshold (F = 2: at least half the processes crash), stores a shortest run per violated
-property as a counterexample file (contract section 5), the consistency counterexample
+property as a counterexample file (docs/contract.md §5), the consistency counterexample
 of Algorithm 2 over the broadcast, and a summary in ``counterexamples/summary/``.
 """
 

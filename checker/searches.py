@@ -1,4 +1,5 @@
-"""The searches of issue 7 (section 2), which end in counterexample files or a recorded
+"""The searches for counterexamples of the algorithms and their mutants, which end in
+counterexample files or a recorded
 "none up to bound": ``python -m fisheye.checker.searches [--out counterexamples] [--only NAME]``.
 
 Method (bounded, recorded in each search's summary): seeded random complete runs of the
@@ -237,7 +238,7 @@ def _explore(system: Any, checker: Checker, max_states: int, res: SearchResult) 
     return [[Step.from_json(s) for s in v["schedule"]] for v in rep["violations"]]
 
 
-# ---- the searches of issue 7 ------------------------------------------------------------------------
+# ---- the searches -----------------------------------------------------------------------------------
 
 LITMUS_4P = (
     "p0: write(X,1); p1: write(Y,2); p2: read(X), read(Y); p3: read(Y), read(X)",

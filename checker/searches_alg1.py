@@ -1,4 +1,5 @@
-"""The searches of issue 9: the published Algorithm 1 breaks causal order -- reproduce,
+"""The searches behind the Algorithm 1 correction (docs/algorithm1-correction.md): the
+published Algorithm 1 breaks causal order -- reproduce,
 explain, verify the correction.  ``python -m fisheye.checker.searches_alg1 [--out
 counterexamples] [--only reproduce|verify|random] [--max-states N] [--timeout S]``.
 
@@ -461,7 +462,7 @@ def reproduce(out: Path, *, max_states: int | None = None, timeout: float | None
             checker = Checker((what,) if what in MODELS else ())
             sched = shrink(system, [Step.from_json(s) for s in row.first[what]], what, checker)
         details = causal_details(system, sched) if what == bspec.CAUSAL_ORDER else ""
-        cx = cxm.from_run(system, sched, what, search="alg1-published (issue 9): exhaustive exploration, "
+        cx = cxm.from_run(system, sched, what, search="alg1-published: exhaustive exploration, "
                           "then breadth-first search for the shortest violating run", details=details)
         fname = f"{name}.json"
         cx.save(out / fname)

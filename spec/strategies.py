@@ -6,7 +6,8 @@ Importable without pytest (it needs ``hypothesis``, an extra of ``fisheye[test]`
 
 * :func:`histories`: random small histories (section 2.1), with distinct written values
   (each read returns a value written to its register, or the initial value) or with
-  repeated values (then the read-from map is ambiguous, notes item 3);
+  repeated values (then the read-from map is ambiguous:
+  the causal order ~>H of section 2.2 then depends on it);
 * :func:`sc_histories`: consistent by construction for SC (section 2.2): the operations
   of a random serialisation, each read returning the current value;
 * :func:`cc_histories`: consistent by construction for CC (section 2.3, Ahamad et al.'s

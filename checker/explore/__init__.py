@@ -1,4 +1,4 @@
-"""The exhaustive schedule explorer (issue 5): every schedule of a small system, at the
+"""The exhaustive schedule explorer: every schedule of a small system, at the
 protocol level (Algorithm 2 over Algorithm 1 over the network) or the abstraction level
 (Algorithm 2 over the broadcast specification), with partial-order reduction.
 

@@ -1,4 +1,4 @@
-"""The exploration report (contract section 4), built from terminal records by every
+"""The exploration report (docs/contract.md §4), built from terminal records by every
 engine (local or Spark) in the same way.
 
 Keys of the contract: ``scenario``, ``graph``, ``engine``, ``level``, ``complete``,

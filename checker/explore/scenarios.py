@@ -101,7 +101,7 @@ def run(ctx: Context, *, level: str | None = None, model: str | Model | None = "
         model_graph: ProximityGraph | None = None, max_states: int | None = None,
         timeout: float | None = None, progress: Progress | None = None, check_engine: str = "auto",
         on_terminal: Callable[[Any, str], None] | None = None, **engine: Any) -> dict[str, Any]:
-    """Explore ``ctx`` locally and return the report (contract section 4).  ``engine``:
+    """Explore ``ctx`` locally and return the report (docs/contract.md §4).  ``engine``:
     the storage options of :func:`fisheye.checker.explore.engine.explore` (``memory``,
     ``exact``, ``checkpoint``, ``resume``, ``checkpoint_every``)."""
     lvl = level or ctx.system.info.level
