@@ -27,12 +27,10 @@ guesses at an input it does not fully understand.
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from fisheye.spec.graph import ProximityGraph, parse_graph_option
@@ -297,26 +295,11 @@ def _parse(obj: Any, source: str | None) -> LatencyConfig:
     return cfg
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out:
-            raise ConfigError(f"duplicated key {k!r}")
-        out[k] = v
-    return out
-
-
-def _no_constant(name: str) -> Any:
-    raise ConfigError(f"{name} is not a number")
-
-
 def load_config(path: str) -> LatencyConfig:
     """Read and validate a configuration file; every problem names the file (a duplicated
     key or a non-finite number is rejected too)."""
     try:
-        read_json_file(path)  # the shared reader's file and syntax errors
-        text = Path(path).read_text(encoding="utf-8")
-        obj = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        obj = read_json_file(path)  # strict: duplicated keys and non-finite numbers are errors
     except HistoryError as e:
         raise ConfigError(e.message, str(path)) from None
     except ConfigError as e:
