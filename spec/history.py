@@ -567,9 +567,14 @@ def read_json_file(path: str | Path) -> Any:
     """Read and strictly decode a JSON file (:func:`decode_json`); every problem is a
     :class:`HistoryError` whose message names the file (shared by every command that
     reads a history or counterexample file)."""
+    return decode_text(read_text_file(path), str(path))
+
+
+def read_text_file(path: str | Path) -> str:
+    """The text of a UTF-8 file; every problem is a :class:`HistoryError` naming the file."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise HistoryError("no such file", source) from None
     except IsADirectoryError:
@@ -578,7 +583,6 @@ def read_json_file(path: str | Path) -> Any:
         raise HistoryError(f"cannot be read ({e.strerror})", source) from None
     except UnicodeDecodeError:
         raise HistoryError("is not UTF-8 text", source) from None
-    return decode_text(text, source)
 
 
 def decode_text(text: str, source: str | None) -> Any:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fisheye.spec.history import History, HistoryError, decode_text, parse_history
+from fisheye.spec.history import History, HistoryError, decode_text, parse_history, read_text_file
 
 from . import jepsen_edn, jepsen_log
 from .jepsen import NIL_READS, ImportNotes, NilRead, translate
@@ -99,16 +99,7 @@ def _read_text(path: str, source: str) -> str:
             return sys.stdin.read()
         except UnicodeDecodeError:
             raise HistoryError("is not UTF-8 text", source) from None
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise HistoryError("no such file", source) from None
-    except IsADirectoryError:
-        raise HistoryError("is a directory, not a history file", source) from None
-    except OSError as e:
-        raise HistoryError(f"cannot be read ({e.strerror})", source) from None
-    except UnicodeDecodeError:
-        raise HistoryError("is not UTF-8 text", source) from None
+    return read_text_file(path)
 
 
 def _unwrap(obj: Any, source: str) -> Imported:

@@ -46,16 +46,9 @@ _WORKLOAD_KEYS = {"ops_per_second", "write_ratio", "registers", "zipf"}
 _JITTER_KEYS = {"distribution", "ms"}
 
 
-class ConfigError(ValueError):
-    """A configuration that does not follow the documented format (exit status 2)."""
-
-    def __init__(self, message: str, source: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.source = source
-
-    def __str__(self) -> str:
-        return f"{self.source}: {self.message}" if self.source else self.message
+class ConfigError(HistoryError):
+    """A configuration that does not follow the documented format (exit status 2); the
+    same one-line form as a bad history file: the file, then what is wrong."""
 
 
 @dataclass(frozen=True)
@@ -302,7 +295,4 @@ def load_config(path: str) -> LatencyConfig:
         obj = read_json_file(path)  # strict: duplicated keys and non-finite numbers are errors
     except HistoryError as e:
         raise ConfigError(e.message, str(path)) from None
-    except ConfigError as e:
-        e.source = str(path)
-        raise
     return parse_config(obj, str(path))
