@@ -61,6 +61,13 @@ def test_budget_cut_short_exit_3(capsys):
     assert rep["complete"] is False and "max-states" in rep["stopped"] and rep["level"] == "protocol"
 
 
+def test_depth_bound_cut_short_exit_3(capsys):
+    code, out, _ = run_cli(capsys, "fig6", "--max-depth", "6", "--json", "--quiet")
+    assert code == 3
+    rep = json.loads(out)
+    assert rep["complete"] is False and rep["stopped"] == "depth bound (6) reached" and rep["max_depth"] == 6
+
+
 def test_violation_exit_1_with_replayable_schedule(capsys):
     code, out, _ = run_cli(capsys, "p0: write(X,1), read(X); p1: write(X,2), read(X)", "--graph", "p0:p1",
                            "--mutant", "opposite-tie-break", "--json", "--quiet")
@@ -82,6 +89,7 @@ def test_violation_exit_1_with_replayable_schedule(capsys):
     (["fig6", "--graph", "p:zz"], "zz"),
     (["fig6", "--level", "middle"], "level"),
     (["fig6", "--max-states", "0"], "--max-states"),
+    (["fig6", "--max-depth", "-1"], "--max-depth"),
     (["fig6", "--crashes", "1"], "lcb"),
     (["fig6", "--master", "local[2]"], "--spark"),
 ])

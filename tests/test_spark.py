@@ -312,6 +312,37 @@ def test_budget_cuts_the_run_short_and_says_so(spark: Any, run_cli: Any) -> None
     assert "spark: level 0" in r.err                                   # progress on stderr
 
 
+def test_depth_bound_gives_the_local_report_on_spark_and_in_the_driver(spark: Any) -> None:
+    """``max_depth``: the states at that depth are admitted, not expanded, on every engine;
+    the bounded run says so and its counts are the local engine's."""
+    from fisheye.checker.spark import bfs
+
+    def ctx() -> Context:
+        return make_context("paris-berlin-newyork", "paper")
+
+    lctx = ctx()
+    local = local_explore(lctx, ReportBuilder(lctx, "protocol"), max_depth=12)
+    assert local["complete"] is False and local["stopped"] == "depth bound (12) reached"
+    assert local["max_depth"] == 12 and local["terminal_states"] == 0
+    whole = local_explore(ctx(), ReportBuilder(ctx(), "protocol"))
+    assert 1 < local["states"] < whole["states"]
+    sctx = ctx()
+    remote = spark_explore(sctx, ReportBuilder(sctx, "protocol", engine="spark"), partitions=2, spark=spark,
+                           driver_width=0, max_depth=12)
+    for key in SAME:
+        assert remote[key] == local[key], key
+    class NoSpark:          # every level narrow: Spark is asked only for the terminal groups' RDD
+        def parallelize(self, *a: Any) -> None:
+            return None
+
+    run = bfs.run(NoSpark(), ctx(), partitions=3, driver_width=10 ** 9, max_depth=12)
+    assert (run.states, run.transitions, run.max_depth, run.complete, run.stopped) == (
+        local["states"], local["transitions"], 12, False, "depth bound (12) reached")
+    # a bound beyond the deepest state changes nothing
+    deep = local_explore(ctx(), ReportBuilder(ctx(), "protocol"), max_depth=whole["max_depth"] + 1)
+    assert deep["complete"] is True and deep["states"] == whole["states"]
+
+
 def test_bad_spark_usage_is_one_line_and_exit_2(run_cli: Any) -> None:
     r = run_cli("explore", SMALL, "--graph", "empty", "--spark", "--master", "bogus://x")
     assert r.status == 2 and r.err.count("\n") == 1 and "not a Spark master URL" in r.err

@@ -90,6 +90,9 @@ def register(sub: Any) -> None:
                    help="keep the runs whose reads deviate from the values a figure shows (fig6)")
     p.add_argument("--max-states", type=int, default=None, metavar="N",
                    help="stop after about N distinct states (exit 3 if nothing was found)")
+    p.add_argument("--max-depth", type=int, default=None, metavar="D",
+                   help="explore the runs up to D steps only: states at depth D are visited, not expanded "
+                   "(a bounded search: the report says complete false; exit 3 if nothing was found)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                    help="stop after this many seconds (exit 3 if nothing was found)")
     p.add_argument("--memory", default=None, metavar="SIZE",
@@ -210,6 +213,8 @@ def run(args: argparse.Namespace) -> int:
 
     _positive("--max-states", args.max_states)
     _positive("--timeout", args.timeout)
+    if args.max_depth is not None and args.max_depth < 0:
+        raise UsageError("--max-depth must be >= 0")
     _positive("--partitions", args.partitions)
     if args.crashes is not None and args.crashes < 0:
         raise UsageError("--crashes must be >= 0")
@@ -279,14 +284,15 @@ def run(args: argparse.Namespace) -> int:
 
         ship_to_spark()
         report = spark_explore(ctx, builder(ctx), master=args.master, partitions=args.partitions,
-                               max_states=args.max_states, timeout=args.timeout, progress=not args.quiet,
+                               max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout,
+                               progress=not args.quiet,
                                parquet=args.parquet, checkpoint=args.checkpoint, verbose=args.verbose)
     else:
         from ..explore.engine import explore
 
         try:
-            report = explore(ctx, builder(ctx), max_states=args.max_states, timeout=args.timeout,
-                             progress=progress, memory=memory, exact=args.exact_states,
+            report = explore(ctx, builder(ctx), max_states=args.max_states, max_depth=args.max_depth,
+                             timeout=args.timeout, progress=progress, memory=memory, exact=args.exact_states,
                              checkpoint=args.resume or args.checkpoint, resume=args.resume is not None,
                              checkpoint_every=args.checkpoint_every)
         except ValueError as e:

@@ -8,9 +8,10 @@ written to disk above the memory budget; the schedule of a violation is rebuilt 
 parent log kept on disk (key, parent key, step index per state), as TLC does.
 Breadth-first order makes every reported schedule a shortest one among those explored.
 
-Budgets: ``max_states`` (distinct states: the report never counts more) and ``timeout``
-(seconds); a run cut short (or interrupted by Ctrl-C) reports ``complete: false`` and
-claims nothing about the states it did not visit.
+Budgets: ``max_states`` (distinct states: the report never counts more), ``max_depth``
+(states at that depth are visited but not expanded: a bounded search whose report is the
+same on every engine) and ``timeout`` (seconds); a run cut short (or interrupted by
+Ctrl-C) reports ``complete: false`` and claims nothing about the states it did not visit.
 
 ``checkpoint=DIR`` saves the search at the end of a level when ``checkpoint_every``
 seconds have passed since the last save; ``resume=True`` continues from the last save in
@@ -111,7 +112,7 @@ def _signature(ctx: Context, exact: bool) -> dict[str, Any]:
 
 
 def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = None,
-            timeout: float | None = None, progress: Progress | None = None,
+            max_depth: int | None = None, timeout: float | None = None, progress: Progress | None = None,
             memory: int | None = None, exact: bool = False, checkpoint: str | None = None,
             resume: bool = False, checkpoint_every: float = 300.0,
             on_level: Callable[[int, int], None] | None = None,
@@ -191,6 +192,9 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
 
     try:
         while len(frontier) and stopped is None:
+            if max_depth is not None and depth >= max_depth:
+                stopped = f"depth bound ({max_depth}) reached"
+                break
             width = len(frontier)
             nxt = Frontier(spill_dir, budget(), f"d{depth + 1}")
             new: set[Any] = set()

@@ -128,9 +128,10 @@ def admit(visited: FingerprintSet, fps: np.ndarray, paths: list[Path]) -> list[i
 
 
 def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
-         counters: list[int]) -> Iterator[tuple[int, tuple]]:
+         counters: list[int], expand: bool = True) -> Iterator[tuple[int, tuple]]:
     """Shard ``index`` of ``n`` at one level: admit, expand, route (module docstring).
-    Adds this level's counters to ``counters``; yields ``(destination, payload)``."""
+    Adds this level's counters to ``counters``; yields ``(destination, payload)``.
+    ``expand=False`` (the depth bound): admit only."""
     visited, groups = FingerprintSet(), {}
     fps_parts: list[np.ndarray] = []
     blobs: list[bytes] = []
@@ -145,6 +146,11 @@ def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
             paths.extend(p)
     fps = np.concatenate(fps_parts) if len(fps_parts) > 1 else (fps_parts[0] if fps_parts else _EMPTY)
     fresh = admit(visited, fps, paths)
+    if not expand:
+        yield index, (SHARD, visited, groups)
+        counters[ADMITTED] += len(fresh)
+        counters[VISITED] += len(visited)
+        return
     best: dict[int, tuple[bytes, Path]] = {}
     transitions = pruned = 0
     fp_of = fingerprint_bytes
@@ -278,15 +284,15 @@ class _SparkLevels:
         self.out = None
         self._input: RDD = rdd.flatMap(lambda x: x)     # pipelined into the level's task
 
-    def level(self, acc_factory: Callable[[], Any]) -> list[int]:
-        """Run one level on Spark; returns its counters."""
+    def level(self, acc_factory: Callable[[], Any], expand: bool = True) -> list[int]:
+        """Run one level on Spark (``expand=False``: admit only); returns its counters."""
         acc = acc_factory()
         src = self._shuffled() if self.out is not None else self._input
         token, blob, n = self.token, self.blob, self.n
 
         def task(index: int, it: Iterable[tuple[int, tuple]]) -> Iterator[bytes]:
             counters = [0] * N_COUNTERS
-            yield from _as_shuffle_pairs(step(_context(token, blob), index, n, it, counters))
+            yield from _as_shuffle_pairs(step(_context(token, blob), index, n, it, counters, expand))
             acc.add(counters)
             _freeze_survivors()
 
@@ -361,12 +367,15 @@ class SparkRun:
 
 
 def run(sc: Any, ctx: Context, *, partitions: int, max_states: int | None = None,
-        timeout: float | None = None, driver_width: int = DRIVER_WIDTH,
+        max_depth: int | None = None, timeout: float | None = None, driver_width: int = DRIVER_WIDTH,
         driver_states: int = DRIVER_STATES,
         progress: Callable[[LevelStat], None] | None = None) -> SparkRun:
     """Explore the reduced state graph of ``ctx`` to a fixpoint (or a budget): levels with
-    at least ``driver_width`` candidates on Spark, the others in the driver."""
+    at least ``driver_width`` candidates on Spark, the others in the driver.  With
+    ``max_depth``, the states at that depth are admitted but not expanded (as the local
+    engine does)."""
     start = time.perf_counter()
+    bound = max_depth               # (the name max_depth is the deepest level reached below)
     n = partitions
     blob = initial_bytes(ctx)
     fp = fingerprint_bytes(blob)
@@ -388,13 +397,14 @@ def run(sc: Any, ctx: Context, *, partitions: int, max_states: int | None = None
             local = None
         elif not on_spark and local is None and states <= driver_states:
             local = spark.pull()
+        bounded = bound is not None and level >= bound
         if local is None:
-            c = spark.level(acc)
+            c = spark.level(acc, expand=not bounded)
         else:
             c = [0] * N_COUNTERS
             nxt: dict[int, list[tuple]] = {}
             for d in range(n):
-                for dst, payload in step(ctx, d, n, ((d, p) for p in local.get(d, ())), c):
+                for dst, payload in step(ctx, d, n, ((d, p) for p in local.get(d, ())), c, not bounded):
                     nxt.setdefault(dst, []).append(payload)
             local = nxt
         states = c[VISITED]
@@ -408,6 +418,10 @@ def run(sc: Any, ctx: Context, *, partitions: int, max_states: int | None = None
         if progress is not None:
             progress(stat)
         width = c[EMITTED]
+        if bounded:
+            if c[ADMITTED]:
+                stopped = f"depth bound ({bound}) reached"
+            break
         if width == 0:
             break
         if max_states is not None and states >= max_states:

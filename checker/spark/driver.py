@@ -55,7 +55,8 @@ def level_printer(stream: Any = None, label: str = "spark") -> Callable[[LevelSt
 
 
 def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
-            partitions: int | None = None, max_states: int | None = None, timeout: float | None = None,
+            partitions: int | None = None, max_states: int | None = None, max_depth: int | None = None,
+            timeout: float | None = None,
             progress: Callable[[LevelStat], None] | bool | None = None, parquet: str | None = None,
             spark: Any = None, verbose: bool = False, checkpoint: str | None = None,
             driver_width: int = bfs.DRIVER_WIDTH) -> dict[str, Any]:
@@ -86,7 +87,7 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
     sc = spark.sparkContext
     n = partitions or sc.defaultParallelism
     printer = level_printer() if progress is True else (progress or None)
-    run: SparkRun = bfs.run(sc, ctx, partitions=n, max_states=max_states, timeout=timeout,
+    run: SparkRun = bfs.run(sc, ctx, partitions=n, max_states=max_states, max_depth=max_depth, timeout=timeout,
                             driver_width=driver_width, progress=printer)
     if progress is True:
         sys.stderr.write("\n")
