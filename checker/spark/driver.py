@@ -87,8 +87,8 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
     sc = spark.sparkContext
     n = partitions or sc.defaultParallelism
     printer = level_printer() if progress is True else (progress or None)
-    run: SparkRun = bfs.run(sc, ctx, partitions=n, max_states=max_states, max_depth=max_depth, timeout=timeout,
-                            driver_width=driver_width, progress=printer)
+    run: SparkRun = bfs.run(sc, ctx, partitions=n, max_states=max_states, max_depth=max_depth,
+                            timeout=timeout, driver_width=driver_width, progress=printer)
     if progress is True:
         sys.stderr.write("\n")
     graph = builder.model_graph or builder.graph
