@@ -26,6 +26,7 @@ the raw system (:func:`fisheye.impl.api.replay`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
 from typing import Any
 
 from fisheye.impl.api import Step
@@ -53,10 +54,13 @@ class DeadClockSystem:
         self._nbrs = nb
         self._dv_memo: dict[tuple[int, int], tuple[bool, ...]] = {}
         self._dc_cache: dict[int, tuple[Any, tuple[bool, int]]] = {}
-        self._dv_last: list[Any] = [None, None]
+        self._dv_last: list[Any] = [None, None, None]
         self._pindex = {p: i for i, p in enumerate(self.processes)}
-        self._out_of = tuple(tuple(i * n + k for k in range(n)) for i in range(n))
-        self._into = tuple(tuple(k * n + i for k in range(n)) for i in range(n))
+        # channels as (index, source, destination), source != destination: all of them,
+        # those out of p_i, those into p_i
+        self._pairs = tuple((s * n + d, s, d) for s in range(n) for d in range(n) if s != d)
+        self._out_of = tuple(tuple(e for e in self._pairs if e[1] == i) for i in range(n))
+        self._into = tuple(tuple(e for e in self._pairs if e[2] == i) for i in range(n))
         from fisheye.impl.programs import Write
 
         ops = raw.program.ops
@@ -72,8 +76,10 @@ class DeadClockSystem:
         all, since T1 (line 23) reads ``total_i[k]`` only for pending messages of such
         p_j, and no such message can be pending at p_i any more.  Computed from a
         per-process summary (:meth:`_done_counts`) and memoised per row."""
-        procs = state.procs
-        sums = [self._done_counts(i, ps) for i, ps in enumerate(procs)]
+        return self._views_of([self._done_counts(i, ps) for i, ps in enumerate(state.procs)])
+
+    def _views_of(self, sums: Sequence[tuple[bool, int]]) -> tuple[tuple[bool, ...], ...]:
+        """The dead views from the per-process summaries of :meth:`_done_counts`."""
         fin = 0
         for j, (f, _) in enumerate(sums):
             if f:
@@ -119,38 +125,33 @@ class DeadClockSystem:
         removed from their channel (the other messages keep their FIFO order).
 
         ``dv``: the state's dead views if known; ``procs_at`` / ``chans_at``: the only
-        processes and channels (indices) that may need it, when the state is a
-        successor of a quotiented state (see :meth:`apply`)."""
+        processes and channels (as ``(index, source, destination)``) that may need it,
+        when the state is a successor of a quotiented state (see :meth:`apply`)."""
         n = self.n
         if dv is None:
             dv = self.dead_views(state)
         procs = state.procs
-        newp = list(procs)
-        changed = False
+        newp = None
         for i in range(n) if procs_at is None else procs_at:
             ps = procs[i]
             tot = ps.toco.total
             di = dv[i]
-            if any(di[k] and tot[k] for k in range(n)):
+            if any(compress(tot, di)):
                 tot = tuple(0 if di[k] else v for k, v in enumerate(tot))
+                if newp is None:
+                    newp = list(procs)
                 newp[i] = ps._replace(toco=ps.toco._replace(total=tot))
-                changed = True
         chans = state.channels
         ch = None
-        for idx in range(n * n) if chans_at is None else chans_at:
-            src, dst = divmod(idx, n)
-            if src != dst and dv[dst][src]:
-                c = chans[idx]
-                if c and any(w[0] == CATCH_UP for w in c):
-                    if ch is None:
-                        ch = list(chans)
-                    ch[idx] = tuple(w for w in c if w[0] != CATCH_UP)
-        if ch is not None:
-            chans = tuple(ch)
-            changed = True
-        if not changed:
+        for idx, src, dst in self._pairs if chans_at is None else chans_at:
+            c = chans[idx]
+            if c and dv[dst][src] and any(w[0] == CATCH_UP for w in c):
+                if ch is None:
+                    ch = list(chans)
+                ch[idx] = tuple(w for w in c if w[0] != CATCH_UP)
+        if newp is None and ch is None:
             return state
-        return type(state)(tuple(newp), chans)
+        return type(state)(procs if newp is None else tuple(newp), chans if ch is None else tuple(ch))
 
     # ---- the step API --------------------------------------------------------------------
     def initial(self) -> Any:
@@ -165,23 +166,27 @@ class DeadClockSystem:
         p_i's counters and program counter stay), so only ``total_i`` and the channels
         out of p_i (new CATCH_UPs) may need the quotient; a delivery at p_i changes only
         row i of the dead views (p_i's counters), so only ``total_i`` and the channels
-        into p_i; an operation may end a process's writes: everything is recomputed."""
+        into p_i; an operation may end a process's writes: everything is recomputed.
+        The dead views come from the per-process summaries, the parent's kept for its
+        other successors and only p_i's recomputed for the child."""
         child = self.raw.apply(state, step)
-        if step.kind == "op":
-            return self.canon(child)
         i = self._pindex[step.process]
         last = self._dv_last
         if last[0] is state:
-            dvp = last[1]
+            dvp, sums = last[1], last[2]
         else:
-            dvp = self.dead_views(state)
-            last[0], last[1] = state, dvp
-        if step.kind == "recv":
+            sums = [self._done_counts(k, ps) for k, ps in enumerate(state.procs)]
+            dvp = self._views_of(sums)
+            last[0], last[1], last[2] = state, dvp, sums
+        kind = step.kind
+        if kind == "recv":
             return self.canon(child, dvp, (i,), self._out_of[i])
-        if step.kind == "deliver":
-            dv = self.dead_views(child)
+        csums = list(sums)
+        csums[i] = self._done_counts(i, child.procs[i])
+        dv = self._views_of(csums)
+        if kind == "deliver":
             return self.canon(child, dv, (i,), self._into[i])
-        return self.canon(child)
+        return self.canon(child, dv)
 
     def is_final(self, state: Any) -> bool:
         return self.raw.is_final(state)
@@ -430,7 +435,7 @@ class ProtocolSystem(DeadClockSystem, ProtocolPor):
     def __getstate__(self) -> dict[str, Any]:
         d = dict(self.__dict__)
         d["_fcache"], d["_pp_cache"], d["_dc_cache"], d["_dv_memo"] = [None, None], {}, {}, {}
-        d["_dv_last"] = [None, None]
+        d["_dv_last"] = [None, None, None]
         return d
 
     def state_codec(self) -> ProtocolCodec:
@@ -487,13 +492,16 @@ class ProtocolCodec:
         self._reset()
 
     def _reset(self) -> None:
+        self._ref: tuple[Any, ...] | None = None   # the last decoded state's parts and segments
         self._penc: dict[int, tuple[Any, bytes]] = {}
+        self._parts: dict[int, tuple[Any, tuple[int, ...]]] = {}
         self._cenc: dict[int, tuple[Any, bytes]] = {}
         self._pdec: dict[bytes, Any] = {}
         self._cdec: list[dict[bytes, Any]] = [{} for _ in range(self.n)]
 
     def __getstate__(self) -> dict[str, Any]:
-        d = {k: v for k, v in self.__dict__.items() if k not in ("_penc", "_cenc", "_pdec", "_cdec")}
+        d = {k: v for k, v in self.__dict__.items() if k not in ("_penc", "_cenc", "_pdec", "_cdec", "_ref",
+                                                          "_parts")}
         return d
 
     def __setstate__(self, d: dict[str, Any]) -> None:
@@ -516,27 +524,50 @@ class ProtocolCodec:
         e = self._penc.get(id(ps))
         if e is not None and e[0] is ps:
             return e[1]
-        t, r = ps.toco, ps.reg
-        vidx = self.vidx
-        f = [*t.causal, *t.total, t.sent, len(t.pending)]
-        for m in t.pending:
-            f.append(m.sender)
-            f.append(m.seq)
-            f += m.caus
-            f.append(m.tot)
-        f.append(r.pc)
-        f.append(1 if r.waiting else 0)
-        f += [vidx[v] for v in r.copies]
-        f.append(len(r.results))
-        f += [vidx[v] for v in r.results]
-        f.append(len(ps.log))
-        for ev in ps.log:
-            f += ev
+        t = ps.toco
+        f = [*t.causal, *t.total, t.sent]
+        f += self._part(t.pending, self._flat_pending)
+        f += self._part(ps.reg, self._flat_reg)
+        f += self._part(ps.log, self._flat_log)
         b = self._segment(f)
         if len(self._penc) >= self.CACHE:
             self._penc.clear()
         self._penc[id(ps)] = (ps, b)
         return b
+
+    def _part(self, obj: Any, flat: Any) -> tuple[int, ...]:
+        """``flat(obj)``, memoised by identity: a successor shares most parts of a
+        process's state (its pending set, Algorithm 2 state, log) with its parent."""
+        e = self._parts.get(id(obj))
+        if e is not None and e[0] is obj:
+            return e[1]
+        r = flat(obj)
+        if len(self._parts) >= self.CACHE:
+            self._parts.clear()
+        self._parts[id(obj)] = (obj, r)
+        return r
+
+    @staticmethod
+    def _flat_pending(pending: tuple[Any, ...]) -> tuple[int, ...]:
+        f = [len(pending)]
+        for m in pending:
+            f.append(m.sender)
+            f.append(m.seq)
+            f += m.caus
+            f.append(m.tot)
+        return tuple(f)
+
+    def _flat_reg(self, r: Any) -> tuple[int, ...]:
+        vidx = self.vidx
+        return (r.pc, 1 if r.waiting else 0, *[vidx[v] for v in r.copies], len(r.results),
+                *[vidx[v] for v in r.results])
+
+    @staticmethod
+    def _flat_log(log: tuple[Any, ...]) -> tuple[int, ...]:
+        f = [len(log)]
+        for ev in log:
+            f += ev
+        return tuple(f)
 
     def _chan(self, c: tuple[Any, ...]) -> bytes:
         if not c:
@@ -561,8 +592,20 @@ class ProtocolCodec:
         return b
 
     def encode(self, state: Any) -> bytes:
+        """The state's bytes.  The segments of the parts a state shares (by identity)
+        with the last decoded state -- a successor shares all but the stepping process
+        and the channels it touched -- are that state's, sliced at decoding."""
+        procs, chans = state.procs, state.channels
+        ref = self._ref
+        if ref is None:
+            proc, chan = self._proc, self._chan
+            return b"".join([*map(proc, procs), *map(chan, chans)])
+        rp, rc, segs = ref
         proc, chan = self._proc, self._chan
-        return b"".join([*map(proc, state.procs), *map(chan, state.channels)])
+        n = self.n
+        out = [segs[k] if ps is rp[k] else proc(ps) for k, ps in enumerate(procs)]
+        out += [segs[n + k] if c is rc[k] else chan(c) for k, c in enumerate(chans)]
+        return b"".join(out)
 
     # ---- decode ----------------------------------------------------------------------------
     @staticmethod
@@ -613,14 +656,17 @@ class ProtocolCodec:
         n = self.n
         pos = 0
         procs = []
+        segs = []
         pdec = self._pdec
         for _ in range(n):
+            start = pos
             k = data[pos]
             if k == 255:
                 k = int.from_bytes(data[pos + 1:pos + 5], "little")
                 pos += 4
             seg = data[pos + 1:pos + 1 + k]
             pos += 1 + k
+            segs.append(data[start:pos])
             ps = pdec.get(seg)
             if ps is None:
                 if len(pdec) >= self.CACHE:
@@ -634,12 +680,15 @@ class ProtocolCodec:
             if k == 0:
                 pos += 1
                 chans.append(empty)
+                segs.append(b"\x00")
                 continue
+            start = pos
             if k == 255:
                 k = int.from_bytes(data[pos + 1:pos + 5], "little")
                 pos += 4
             seg = data[pos + 1:pos + 1 + k]
             pos += 1 + k
+            segs.append(data[start:pos])
             cd = self._cdec[idx // n]
             c = cd.get(seg)
             if c is None:
@@ -649,4 +698,6 @@ class ProtocolCodec:
             chans.append(c)
         if pos != len(data):
             raise ValueError("trailing bytes in a state encoding")
-        return self._types[0](tuple(procs), tuple(chans))
+        tp, tc = tuple(procs), tuple(chans)
+        self._ref = (tp, tc, segs)
+        return self._types[0](tp, tc)
