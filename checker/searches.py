@@ -39,6 +39,7 @@ from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.models import Model
 
 from . import counterexample as cxm
+from .explore.simulation import SWARM, random_run
 
 MODELS_2 = (Model.FISHEYE_2014.value, Model.FISHEYE.value)
 
@@ -102,29 +103,6 @@ class Checker:
                            if v.prop in bspec.SAFETY})
         out += self.model_violations(system, state)
         return out
-
-
-def random_run(system: Any, rng: random.Random, max_steps: int = 2000) -> tuple[list[Step], Any]:
-    """One random run under a random *swarm* configuration: each (step kind, process)
-    gets a weight in {0.1, 1, 10} for the whole run, so runs differ in which processes
-    are fast and whether invocations or deliveries come first (swarm testing)."""
-    state = system.initial()
-    sched: list[Step] = []
-    weights: dict[tuple[str, str], float] = {}
-    for _ in range(max_steps):
-        en = list(system.enabled(state))
-        if not en:
-            break
-        ws = []
-        for s in en:
-            key = (s.kind, s.process)
-            if key not in weights:
-                weights[key] = rng.choice((0.1, 1.0, 10.0))
-            ws.append(weights[key])
-        step = rng.choices(en, weights=ws)[0]
-        sched.append(step)
-        state = system.apply(state, step)
-    return sched, state
 
 
 def still_violates(system: Any, schedule: Sequence[Step], what: str, checker: Checker) -> bool:
@@ -196,7 +174,7 @@ def search_systems(name: str, description: str, systems: Iterable[tuple[Any, str
         if explore_states:
             candidates += _explore(system, checker, explore_states, res)
         for _ in range(runs):
-            sched, state = random_run(system, rng)
+            sched, state = random_run(system, rng, max_steps=2000, chooser=SWARM)
             res.runs += 1
             candidates.append(sched)
         for sched in candidates:

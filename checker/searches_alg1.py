@@ -398,7 +398,7 @@ def random_check(variant: str, systems: Sequence[tuple[str, list[tuple[str, str]
     from fisheye.impl.system import make_system
 
     from .engines import check
-    from .searches import random_run
+    from .explore.simulation import SWARM, random_run
 
     rng = random.Random(seed)
     res = RandomSummary(variant)
@@ -407,7 +407,7 @@ def random_check(variant: str, systems: Sequence[tuple[str, list[tuple[str, str]
         system = make_system(parse_program(text), edges, variant=variant)
         res.systems += 1
         for _ in range(runs):
-            _, state = random_run(system, rng, max_steps=100_000)
+            _, state = random_run(system, rng, max_steps=100_000, chooser=SWARM)
             res.runs += 1
             final = system.is_final(state)
             if not final:

@@ -114,14 +114,15 @@ def test_property_counterexample_is_explained_from_its_run(tmp_path, capsys):
     import random
 
     from fisheye.checker import counterexample as cxm
-    from fisheye.checker.searches import Checker, random_run, shrink
+    from fisheye.checker.explore.simulation import SWARM, random_run
+    from fisheye.checker.searches import Checker, shrink
     from fisheye.impl.system import make_system
 
     system = make_system("paris-berlin-newyork", "paper", mutant="no-t1")
     checker = Checker((), properties=True, deadlock=False)
     rng = random.Random(0)
     for _ in range(200):
-        sched, state = random_run(system, rng)
+        sched, state = random_run(system, rng, max_steps=2000, chooser=SWARM)
         if "G-delivery order" in checker.violations(system, state):
             break
     else:
