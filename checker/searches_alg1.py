@@ -40,7 +40,7 @@ import random
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -50,6 +50,7 @@ from fisheye.impl.api import Step
 from fisheye.spec import broadcast as bspec
 
 from . import counterexample as cxm
+from .explore.shortest import shortest_violation, violates_model, violates_property
 
 PROCS3 = ("p0", "p1", "p2")
 BCAST_1 = "p0: bcast(X,1); p1: bcast(Y,2); p2: bcast(Z,3)"
@@ -144,65 +145,6 @@ def causal_details(system: Any, schedule: Sequence[Step]) -> str:
                      "counted (the flaw of the published Algorithm 1)")
         return text
     return ""
-
-
-# ---- the shortest violating run: breadth-first search of the raw system ------------------------
-
-Predicate = Callable[[Any, Any], bool]
-
-
-def broadcast_predicate(prop: str) -> Predicate:
-    """A state violates the safety property ``prop`` on its delivery logs."""
-    def pred(system: Any, state: Any) -> bool:
-        logs = system.delivery_logs(state)
-        return any(v.prop == prop for v in bspec.check(logs, system.graph, complete=False,
-                                                         properties=(prop,)))
-    return pred
-
-
-def model_predicate(model: str) -> Predicate:
-    """The run's history so far violates ``model`` (cached by history)."""
-    from .engines import check
-
-    cache: dict[Any, bool] = {}
-
-    def pred(system: Any, state: Any) -> bool:
-        h = system.history(state)
-        key = tuple((op.process, op.kind, op.register, op.vkey) for op in h.ops)
-        if key not in cache:
-            cache[key] = check(h, model, system.graph, timeout=30).verdict.value == "violation"
-        return cache[key]
-    return pred
-
-
-def shortest_violation(system: Any, pred: Predicate, *, max_states: int = 2_000_000
-                       ) -> tuple[list[Step] | None, int]:
-    """Breadth-first search of every schedule of ``system`` (no reduction); the first
-    state satisfying ``pred`` is at minimal depth.  Returns (its schedule or None, states
-    visited)."""
-    init = system.initial()
-    parent: dict[Any, tuple[Any, Step] | None] = {init: None}
-    todo = deque([init])
-    found = init if pred(system, init) else None
-    while todo and found is None and len(parent) < max_states:
-        s = todo.popleft()
-        for step in system.enabled(s):
-            t = system.apply(s, step)
-            if t in parent:
-                continue
-            parent[t] = (s, step)
-            if pred(system, t):
-                found = t
-                break
-            todo.append(t)
-    if found is None:
-        return None, len(parent)
-    out: list[Step] = []
-    s = found
-    while parent[s] is not None:
-        s, step = parent[s]  # type: ignore[misc]
-        out.append(step)
-    return out[::-1], len(parent)
 
 
 # ---- exhaustive exploration of one configuration -------------------------------------------------
@@ -445,8 +387,8 @@ def reproduce(out: Path, *, max_states: int | None = None, timeout: float | None
 
     done: list[Reproduction] = []
     jobs = (("alg1-published-causal-order", BCAST_1, GRAPHS3["one edge p0-p1"], bspec.CAUSAL_ORDER,
-             broadcast_predicate(bspec.CAUSAL_ORDER)),
-            ("alg1-published-cc", CC_PROGRAM, GRAPHS3["one edge p0-p1"], "cc", model_predicate("cc")))
+             violates_property(bspec.CAUSAL_ORDER)),
+            ("alg1-published-cc", CC_PROGRAM, GRAPHS3["one edge p0-p1"], "cc", violates_model("cc")))
     for name, prog, edges, what, pred in jobs:
         row = explore_config(name, prog, edges, "published", max_states=max_states, timeout=timeout)
         found = row.violations.get(what, 0)
@@ -455,7 +397,9 @@ def reproduce(out: Path, *, max_states: int | None = None, timeout: float | None
         if not found:
             continue
         system = make_system(parse_program(prog), list(edges), variant="published")
-        sched, visited = shortest_violation(system, pred, max_states=bfs_states)
+        shortest = shortest_violation(system, pred, max_states=bfs_states)
+        visited = shortest.states
+        sched = list(shortest.schedule) if shortest.schedule is not None else None
         if sched is None:       # the BFS budget ran out: fall back to the explorer's run, shrunk
             from .searches import Checker, shrink
 

@@ -16,18 +16,17 @@ import pytest
 
 from fisheye.checker import counterexample as cxm
 from fisheye.checker.engines import check
+from fisheye.checker.explore.shortest import shortest_violation, violates_property
 from fisheye.checker.searches_alg1 import (
     BCAST_1,
     CC_PROGRAM,
     GRAPHS3,
     alternative_fix,
-    broadcast_predicate,
     causal_chain,
     causal_details,
     explore_config,
     random_check,
     random_systems,
-    shortest_violation,
 )
 from fisheye.impl.api import ReplayError, replay
 from fisheye.impl.programs import Broadcast, parse_program
@@ -105,7 +104,8 @@ def test_minimal_schedule_replays_to_a_causal_order_violation():
 def test_no_shorter_violating_run_exists():
     """Breadth-first over the raw system: the first causal-order violation is at depth 9."""
     system = make_system(parse_program(BCAST_1), list(ONE_EDGE), variant="published")
-    sched, visited = shortest_violation(system, broadcast_predicate(bspec.CAUSAL_ORDER))
+    found = shortest_violation(system, violates_property(bspec.CAUSAL_ORDER))
+    sched, visited = found.schedule, found.states
     assert sched is not None and len(sched) == 9
     state = replay(system, sched)
     assert bspec.causal_order(system.delivery_logs(state))
