@@ -39,8 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from fisheye.checker import counterexample as cxm
-from fisheye.checker.explore import Context, ReportBuilder, random_run
-from fisheye.checker.explore.engine import explore
+from fisheye.checker.explore import Context, random_run, run
 from fisheye.checker.explore.simulation import SWARM
 from fisheye.checker.shrink import RunChecks, shrink
 from fisheye.impl.api import Step
@@ -127,9 +126,8 @@ def search_systems(name: str, description: str, systems: Iterable[tuple[Any, str
 def _explore(system: Any, checks: RunChecks, max_states: int, res: SearchResult) -> list[list[Step]]:
     """A budgeted exhaustive exploration; the schedules of the violations it found."""
     ctx = Context(system, prune_deviations=False)
-    model = Model(checks.models[0]) if checks.models else None
-    builder = ReportBuilder(ctx, "protocol", model=model, model_graph=checks.model_graph)
-    rep = explore(ctx, builder, max_states=max_states)
+    model = checks.models[0] if checks.models else None
+    rep = run(ctx, level="protocol", model=model, model_graph=checks.model_graph, max_states=max_states)
     if rep["complete"]:
         res.exhaustive += 1
         res.exhaustive_violations += rep["violations_total"]
