@@ -124,3 +124,14 @@ def test_every_shipped_counterexample_is_explained_as_is(path, capsys):
     assert main(["explain", str(path), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "a contradiction!" in out or "Replayed:" in out or "No step-by-step argument" in out
+
+
+def test_the_search_script_writes_where_it_is_told(tmp_path, monkeypatch):
+    """The driver writes under ``--out`` (default: ``counterexamples`` in the current
+    directory), never next to its own code."""
+    searches = load("counterexample_searches")
+    assert searches.main(["--out", str(tmp_path / "given"), "--readme"]) == 0
+    assert searches.TABLE_START in (tmp_path / "given" / "README.md").read_text()
+    monkeypatch.chdir(tmp_path)
+    assert searches.main(["--readme"]) == 0
+    assert (tmp_path / "counterexamples" / "README.md").exists()
