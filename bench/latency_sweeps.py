@@ -38,6 +38,7 @@ from fisheye.checker.latency import load_config, run_latency
 from fisheye.checker.latency.matrix import LatencyMatrix
 from fisheye.checker.latency.metrics import staleness
 from fisheye.checker.latency.plot import plot_compare, plot_sweep
+from fisheye.checker.result import Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "latency"
@@ -74,8 +75,9 @@ class Pooled:
         return sum(m.size for r in self.reports for m in r.run.messages) / n
 
     def verdict_text(self) -> str:
-        def short(vs: list[str]) -> str:
-            return "/".join({"consistent": "yes", "violation": "no", "unknown": "?"}[v] for v in vs)
+        def short(vs: list[Verdict]) -> str:
+            return "/".join({Verdict.CONSISTENT: "yes", Verdict.VIOLATION: "no", Verdict.UNKNOWN: "?"}[v]
+                            for v in vs)
 
         return " ".join(f"{m}:{short(v)}" for m, v in self.verdicts.items())
 

@@ -14,7 +14,8 @@ checked against), ``violates``, ``algorithm`` (the registry name of the system),
 ``system_graph`` (the graph the algorithm ran with), ``level``, ``crashes`` and
 ``options`` (further factory options), ``search`` (which search found it),
 ``details``, ``delivery_logs`` and ``explanation`` (the data of :mod:`.explain`).
-Files are produced by the tools (:mod:`fisheye.checker.searches`), never by hand;
+Files are produced by the tools (``fisheye explore --save``, the research drivers of
+``scripts/research/``), never by hand;
 :func:`replay` rebuilds the system, replays the schedule and checks that the same
 violation occurs.
 """

@@ -1,6 +1,6 @@
-"""Issue 9: the published Algorithm 1 breaks causal order; the corrected one does not.
+"""The published Algorithm 1 breaks causal order; the corrected one does not.
 
-CI-sized versions of ``python -m fisheye.checker.searches_alg1`` (the bigger runs are in
+CI-sized versions of ``python scripts/research/alg1_correction.py`` (the bigger runs are in
 ``docs/algorithm1-correction.md``): the broadcast properties and the models run on
 ``corrected`` for every 3-process graph up to isomorphism, and the known violations of
 ``published`` are asserted (the stored minimal schedule replays to a causal-order
@@ -13,27 +13,25 @@ import json
 from pathlib import Path
 
 import pytest
+from research_scripts import load
 
 from fisheye.checker import counterexample as cxm
 from fisheye.checker.engines import check
-from fisheye.checker.searches_alg1 import (
-    BCAST_1,
-    CC_PROGRAM,
-    GRAPHS3,
-    alternative_fix,
-    broadcast_predicate,
-    causal_chain,
-    causal_details,
-    explore_config,
-    random_check,
-    random_systems,
-    shortest_violation,
-)
+from fisheye.checker.explain.broadcast import causal_chain
+from fisheye.checker.explore.shortest import shortest_violation, violates_property
 from fisheye.impl.api import ReplayError, replay
 from fisheye.impl.programs import Broadcast, parse_program
 from fisheye.impl.system import make_system
 from fisheye.spec import broadcast as bspec
 from fisheye.spec.graph import ProximityGraph
+
+DRIVER = load("alg1_correction")
+BCAST_1, CC_PROGRAM, GRAPHS3 = DRIVER.BCAST_1, DRIVER.CC_PROGRAM, DRIVER.GRAPHS3
+alternative_fix = DRIVER.alternative_fix
+causal_details = DRIVER.causal_details
+explore_config = DRIVER.explore_config
+random_check = DRIVER.random_check
+random_systems = DRIVER.random_systems
 
 ROOT = Path(__file__).resolve().parents[1]
 CX_CAUSAL = ROOT / "counterexamples" / "alg1-published-causal-order.json"
@@ -105,7 +103,8 @@ def test_minimal_schedule_replays_to_a_causal_order_violation():
 def test_no_shorter_violating_run_exists():
     """Breadth-first over the raw system: the first causal-order violation is at depth 9."""
     system = make_system(parse_program(BCAST_1), list(ONE_EDGE), variant="published")
-    sched, visited = shortest_violation(system, broadcast_predicate(bspec.CAUSAL_ORDER))
+    found = shortest_violation(system, violates_property(bspec.CAUSAL_ORDER))
+    sched, visited = found.schedule, found.states
     assert sched is not None and len(sched) == 9
     state = replay(system, sched)
     assert bspec.causal_order(system.delivery_logs(state))

@@ -1,6 +1,7 @@
-"""Every stored counterexample (``counterexamples/*.json``, contract section 5) replays:
-the system is rebuilt from the file, the schedule replayed, and the same violation
-occurs; a model violation's explanation is produced, minimal and verified (issue 7)."""
+"""Every stored counterexample (``counterexamples/*.json``, their format in
+docs/contract.md) replays: the system is rebuilt from the file, the schedule replayed,
+and the same violation occurs; a model violation's explanation is produced, minimal and
+verified."""
 
 from __future__ import annotations
 
@@ -8,27 +9,29 @@ import json
 from pathlib import Path
 
 import pytest
+from research_scripts import load
 
 from fisheye.checker import counterexample as cxm
 from fisheye.checker.cli import main
 from fisheye.checker.explain.argument import explain, verify
-from fisheye.checker.searches import SEARCHES
+from fisheye.checker.shrink import RunChecks, still_violates
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.models import MODEL_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent / "counterexamples"
 FILES = sorted(ROOT.glob("*.json"))
+SEARCHES = load("counterexample_searches").SEARCHES
 CONTRACT_KEYS = {"history", "violates", "algorithm", "variant", "mutant", "network", "schedule"}
 
 
 def test_the_searches_stored_counterexamples():
-    assert FILES, "no counterexample file: run python -m fisheye.checker.searches"
+    assert FILES, "no counterexample file: run python scripts/research/counterexample_searches.py"
     summaries = sorted((ROOT / "summary").glob("*.json"))
     assert summaries
     found = set()
     for s in summaries:
         data = json.loads(s.read_text())
-        if isinstance(data, list):  # another search tool's summary (issue 9): entries name their files
+        if isinstance(data, list):  # another search tool's summary: entries name their files
             found |= {e["file"] for e in data if isinstance(e, dict) and e.get("file")}
             continue
         if not isinstance(data.get("found"), dict):
@@ -106,16 +109,14 @@ MINE = [f for f in FILES if json.loads(f.read_text()).get("search") in SEARCHES]
 def test_shrunk_schedules_are_1_minimal(path):
     """No single step of a stored schedule can be removed: the shorter schedule either
     does not replay or no longer shows the violation."""
-    from fisheye.checker.searches import Checker, still_violates
-
     cx = cxm.load(path)
     system = cx.system()
     mg = ProximityGraph(cx.history.processes, cx.history.edges) if cx.violates in MODEL_NAMES else None
-    checker = Checker((cx.violates,) if cx.violates in MODEL_NAMES else (), model_graph=mg)
+    checks = RunChecks((cx.violates,) if cx.violates in MODEL_NAMES else (), model_graph=mg)
     sched = list(cx.schedule)
-    assert still_violates(system, sched, cx.violates, checker)
+    assert still_violates(system, sched, cx.violates, checks)
     for i in range(len(sched)):
-        assert not still_violates(system, sched[:i] + sched[i + 1:], cx.violates, checker), i
+        assert not still_violates(system, sched[:i] + sched[i + 1:], cx.violates, checks), i
 
 
 @pytest.mark.parametrize("path", sorted(Path("counterexamples").glob("*.json")), ids=lambda p: p.name)
@@ -123,3 +124,14 @@ def test_every_shipped_counterexample_is_explained_as_is(path, capsys):
     assert main(["explain", str(path), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "a contradiction!" in out or "Replayed:" in out or "No step-by-step argument" in out
+
+
+def test_the_search_script_writes_where_it_is_told(tmp_path, monkeypatch):
+    """The driver writes under ``--out`` (default: ``counterexamples`` in the current
+    directory), never next to its own code."""
+    searches = load("counterexample_searches")
+    assert searches.main(["--out", str(tmp_path / "given"), "--readme"]) == 0
+    assert searches.TABLE_START in (tmp_path / "given" / "README.md").read_text()
+    monkeypatch.chdir(tmp_path)
+    assert searches.main(["--readme"]) == 0
+    assert (tmp_path / "counterexamples" / "README.md").exists()

@@ -114,19 +114,20 @@ def test_property_counterexample_is_explained_from_its_run(tmp_path, capsys):
     import random
 
     from fisheye.checker import counterexample as cxm
-    from fisheye.checker.searches import Checker, random_run, shrink
+    from fisheye.checker.explore.simulation import SWARM, random_run
+    from fisheye.checker.shrink import RunChecks, shrink
     from fisheye.impl.system import make_system
 
     system = make_system("paris-berlin-newyork", "paper", mutant="no-t1")
-    checker = Checker((), properties=True, deadlock=False)
+    checks = RunChecks((), properties=True, deadlock=False)
     rng = random.Random(0)
     for _ in range(200):
-        sched, state = random_run(system, rng)
-        if "G-delivery order" in checker.violations(system, state):
+        sched, state = random_run(system, rng, max_steps=2000, chooser=SWARM)
+        if "G-delivery order" in checks.violations(system, state):
             break
     else:
         pytest.fail("no G-delivery order violation in 200 runs of the no-t1 mutant")
-    small = shrink(system, sched, "G-delivery order", checker)
+    small = shrink(system, sched, "G-delivery order", checks)
     assert len(small) < len(sched)
     path = tmp_path / "cx.json"
     cxm.from_run(system, small, "G-delivery order", search="test").save(path)

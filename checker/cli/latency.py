@@ -24,6 +24,7 @@ from typing import Any
 from ..errors import UsageError
 from ..latency import ConfigError, load_config, run_latency
 from ..latency.systems import expected_models
+from ..result import Verdict
 
 PROGRESS_AFTER_S = 1.0
 
@@ -79,10 +80,10 @@ def run(args: argparse.Namespace) -> int:
         plot_run(report, args.plot)
     out = report.to_json()
     expected = expected_models(cfg.algorithm, report.graph)
-    verdicts = [out["verdicts"][m] for m in expected]
-    if not report.run.complete or "violation" in verdicts:
+    verdicts = [report.verdicts[m] for m in expected]
+    if not report.run.complete or Verdict.VIOLATION in verdicts:
         status = 1
-    elif "unknown" in verdicts:
+    elif Verdict.UNKNOWN in verdicts:
         status = 3
     else:
         status = 0

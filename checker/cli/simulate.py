@@ -3,8 +3,8 @@
 ``fisheye simulate --replay FILE``.
 
 Runs one random complete execution of Algorithm 2 over Algorithm 1: from the initial
-state, a seeded ``random.Random`` picks one of the enabled steps until none is enabled
-(the randomness is here, never in ``impl/``).  Prints the schedule, the history
+state, a seeded ``random.Random`` picks one of the enabled steps uniformly until none is
+enabled (:func:`fisheye.checker.explore.simulation.random_run`).  Prints the schedule, the history
 (with its graph), the named reads' outcome, and the broadcast
 properties of section 4.1 (2015 text) checked on the delivery logs.
 
@@ -22,16 +22,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 from typing import Any
 
 from fisheye.impl.api import Step
 from fisheye.impl.programs import SCENARIO_NAMES
-from fisheye.impl.system import TocoSystem, make_system
+from fisheye.impl.system import make_system
 from fisheye.impl.toco import Mutant, Variant
 
 from ..errors import UsageError
+from ..explore.simulation import random_run
 from .plain import edges_text, history_lines, step_text, system_words
 
 EPILOG = """examples:
@@ -71,21 +71,6 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def random_run(system: TocoSystem, seed: int, max_steps: int = 100_000) -> tuple[list[Step], Any]:
-    """A seeded random schedule run until no step is enabled."""
-    rng = random.Random(seed)
-    state = system.initial()
-    schedule: list[Step] = []
-    for _ in range(max_steps):
-        steps = system.enabled(state)
-        if not steps:
-            break
-        step = steps[rng.randrange(len(steps))]
-        schedule.append(step)
-        state = system.apply(state, step)
-    return schedule, state
-
-
 def run(args: argparse.Namespace) -> int:
     if args.replay is not None:
         return run_replay(args)
@@ -104,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from None
     seed = 0 if args.seed is None else args.seed
-    schedule, state = random_run(system, seed, args.max_steps)
+    schedule, state = random_run(system, seed, max_steps=args.max_steps)
     return report_run(system, schedule, state, args.json, seed=seed, scenario=args.scenario)
 
 

@@ -26,6 +26,7 @@ from fisheye.spec.hierarchy import instance, summarise, universe
 from fisheye.spec.history import History
 from fisheye.spec.models import Model
 
+from ..result import Verdict
 from .expand import DEADLOCK, FINAL, INFEASIBLE, Context, TerminalRecord, read_names
 
 MAX_LISTED = 50
@@ -64,7 +65,7 @@ class ReportBuilder:
     unknown_checks: int = 0
     _histories: set[tuple[Any, ...]] = field(default_factory=set)
     _outcomes: set[tuple[Any, ...]] = field(default_factory=set)
-    _verdicts: dict[tuple[Any, ...], str] = field(default_factory=dict)
+    _verdicts: dict[tuple[Any, ...], Verdict] = field(default_factory=dict)
     _violations: dict[tuple[str, tuple[Any, ...]], _Violation] = field(default_factory=dict)
     _held: set[str] = field(default_factory=set)
 
@@ -101,21 +102,20 @@ class ReportBuilder:
         if rec.matches:
             self._outcomes.add(rec.outcome)
         if self.model is not None:
-            verdict = self._verdict(rec)
-            if verdict == "violation":
+            if self._verdict(rec) is Verdict.VIOLATION:
                 self._violation(self.model.value, "model", rec, length, schedule)
 
-    def seed_verdict(self, history_key: tuple[Any, ...], verdict: str) -> None:
+    def seed_verdict(self, history_key: tuple[Any, ...], verdict: Verdict) -> None:
         """Record a verdict computed elsewhere (the Spark engine checks each distinct
         history once, on an executor), so that :meth:`add_terminal` does not check that
         history again; an ``unknown`` verdict counts in ``unknown_checks`` as if checked here."""
         if history_key in self._verdicts:
             return
         self._verdicts[history_key] = verdict
-        if verdict == "unknown":
+        if verdict is Verdict.UNKNOWN:
             self.unknown_checks += 1
 
-    def _verdict(self, rec: TerminalRecord) -> str:
+    def _verdict(self, rec: TerminalRecord) -> Verdict:
         v = self._verdicts.get(rec.history_key)
         if v is None:
             from fisheye.checker.engines import check
@@ -123,8 +123,8 @@ class ReportBuilder:
             assert self.model is not None
             res = check(rec.history, self.model, self.model_graph or self.graph, engine=self.check_engine,
                         timeout=self.check_timeout)
-            v = self._verdicts[rec.history_key] = res.verdict.value
-            if v == "unknown":
+            v = self._verdicts[rec.history_key] = res.verdict
+            if v is Verdict.UNKNOWN:
                 self.unknown_checks += 1
         return v
 
@@ -156,6 +156,8 @@ class ReportBuilder:
         for k in self._STATE:
             if k in snap:
                 setattr(self, k, snap[k])
+        # a checkpoint written before verdicts were kept as Verdict holds their names
+        self._verdicts = {h: Verdict(v) for h, v in self._verdicts.items()}
 
     @property
     def violation_count(self) -> int:

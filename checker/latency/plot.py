@@ -51,7 +51,7 @@ def plot_run(report: LatencyReport, out: str) -> None:
     ax2.set_title("reads: how far behind the latest write")
     ax2.grid(True, alpha=0.3)
     ax2.legend(fontsize=8, loc="lower right")
-    v = ", ".join(f"{m}: {x}" for m, x in report.verdicts.items())
+    v = ", ".join(f"{m}: {x.value}" for m, x in report.verdicts.items())
     fig.suptitle(f"{report.config.algorithm}, seed {report.config.seed} -- {v}", fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=110)

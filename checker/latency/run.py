@@ -17,6 +17,7 @@ from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
 
 from ..engines import check
+from ..result import Verdict
 from . import metrics
 from .config import LatencyConfig, resolve_graph
 from .simulator import Delay, SimRun, simulate
@@ -36,7 +37,7 @@ class LatencyReport:
     run: SimRun
     history: History
     measures: dict[str, Any]
-    verdicts: dict[str, str]
+    verdicts: dict[str, Verdict]
     cpu_seconds: float
 
     def to_json(self) -> dict[str, Any]:
@@ -49,7 +50,7 @@ class LatencyReport:
             "sites": dict(self.config.placement),
             "complete": self.run.complete,
             **self.measures,
-            "verdicts": self.verdicts,
+            "verdicts": {m: v.value for m, v in self.verdicts.items()},
             "expected": list(expected_models(self.config.algorithm, self.graph)),
             "cpu_seconds": round(self.cpu_seconds, 3),
         }
@@ -82,6 +83,6 @@ def run_latency(cfg: LatencyConfig, graph: str | None = None, *, seed: int | Non
     system = build_system(cfg.algorithm, g, plan, variant=cfg.variant)
     run = simulate(system, plan, delay_function(cfg), processing_ms=cfg.processing_ms, progress=progress)
     history = system.history(run.state).with_edges(g.edges)
-    verdicts = {m: check(history, m, g, timeout=cfg.check_timeout_s).verdict.value for m in models}
+    verdicts = {m: check(history, m, g, timeout=cfg.check_timeout_s).verdict for m in models}
     return LatencyReport(cfg, graph_name, g, plan, system, run, history, metrics.summary(run), verdicts,
                          time.process_time() - start)

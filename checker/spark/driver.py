@@ -16,6 +16,7 @@ from typing import Any
 
 from fisheye.checker.explore.expand import FINAL, Context, fingerprint, schedule_of_path
 from fisheye.checker.explore.report import ReportBuilder
+from fisheye.checker.result import Verdict
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.models import Model
 
@@ -23,7 +24,7 @@ from . import bfs
 from .bfs import FINGERPRINT_BITS, Group, LevelStat, SparkRun
 from .session import get_session, valid_master
 
-Item = tuple[int, Any, tuple[int, ...], str | None]   # (count, record, path, verdict)
+Item = tuple[int, Any, tuple[int, ...], Verdict | None]   # (count, record, path, verdict)
 
 
 def _check_histories(model: Model | None, graph: ProximityGraph, engine: str, timeout: float | None,
@@ -35,7 +36,7 @@ def _check_histories(model: Model | None, graph: ProximityGraph, engine: str, ti
         final = next((g for g in groups if g[1].kind == FINAL), None)
         verdict = None
         if final is not None and model is not None:
-            verdict = check(final[1].history, model, graph, engine=engine, timeout=timeout).verdict.value
+            verdict = check(final[1].history, model, graph, engine=engine, timeout=timeout).verdict
         for count, rec, path in groups:
             yield count, rec, path, verdict if rec.kind == FINAL else None
 

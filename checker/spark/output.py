@@ -25,10 +25,12 @@ COLUMNS = ("kind", "history", "verdict", "model", "runs", "outcome", "matches", 
 
 
 def rows(ctx: Context, model: str | None, items: Iterable[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
-    """Rows of the table from ``(count, record, path, verdict)`` items (on executors)."""
+    """Rows of the table from ``(count, record, path, verdict)`` items (on executors); a
+    verdict is written as its name (``consistent``, ``violation``, ``unknown``)."""
     for count, rec, path, verdict in items:
         schedule = [s.to_json() for s in replayable(ctx, schedule_of_path(ctx, path))]
-        yield (rec.kind, json.dumps(rec.history.to_json(), sort_keys=True), verdict, model, count,
+        name = None if verdict is None else verdict.value
+        yield (rec.kind, json.dumps(rec.history.to_json(), sort_keys=True), name, model, count,
                json.dumps(list(rec.outcome)), rec.matches, list(rec.broadcast), len(path),
                json.dumps(schedule))
 

@@ -1,7 +1,12 @@
 """The searches behind the Algorithm 1 correction (docs/algorithm1-correction.md): the
-published Algorithm 1 breaks causal order -- reproduce,
-explain, verify the correction.  ``python -m fisheye.checker.searches_alg1 [--out
-counterexamples] [--only reproduce|verify|random] [--max-states N] [--timeout S]``.
+published Algorithm 1 breaks causal order -- reproduce, explain, verify the correction::
+
+    python scripts/research/alg1_correction.py [--out DIR] [--only reproduce|verify|random|table]
+        [--max-states N] [--timeout S]
+
+A research driver on the public API of the ``fisheye`` package, not part of it: it
+writes its counterexample files and ``DIR/summary/alg1-*.json`` into ``--out`` (default
+``counterexamples`` in the current directory).
 
 * **reproduce** -- the project's exhaustive explorer (:mod:`fisheye.checker.explore`)
   on the two minimal systems of the finding, ``published`` variant, FIFO channels:
@@ -13,11 +18,12 @@ counterexamples] [--only reproduce|verify|random] [--max-states N] [--timeout S]
 
   Each violation is then reduced to a *shortest* violating run by a breadth-first search
   of the raw (unreduced) system that checks the property on every state
-  (:func:`shortest_violation`; a safety property or a model violation with distinct
-  written values is prefix-closed, so the first violating state found is at minimal
-  depth), and written through :mod:`fisheye.checker.counterexample` as
-  ``counterexamples/alg1-published-*.json`` with, for the broadcast run, the ~>M chain and
-  the Algorithm 1 variables at the faulty delivery (:func:`causal_details`).
+  (:func:`fisheye.checker.explore.shortest_violation`; a safety property or a model
+  violation with distinct written values is prefix-closed, so the first violating state
+  found is at minimal depth), and written through :mod:`fisheye.checker.counterexample`
+  as ``DIR/alg1-published-*.json`` with, for the broadcast run, the ~>M chain
+  (:func:`fisheye.checker.explain.broadcast.causal_chain`) and the Algorithm 1 variables
+  at the faulty delivery (:func:`causal_details`).
 * **verify** -- exhaustive exploration of ``corrected`` and ``published`` on every
   configuration of :func:`configurations` (3 processes x the 4 graphs up to isomorphism x
   1 or 2 broadcasts per process; the register-level program on the 4 graphs; the paper
@@ -27,9 +33,11 @@ counterexamples] [--only reproduce|verify|random] [--max-states N] [--timeout S]
 * **random** -- seeded random complete runs of larger systems (5 and 6 processes, random
   graphs, broadcast-level and register-level random programs), same checks.
 
-The table of the document (``docs/algorithm1-correction.md``) is printed as Markdown and
-recorded as JSON in ``OUT/summary/alg1-correction.json``.  The randomness is here, in
-the checker, seeded; never in the state machines.
+Each part records its rows as JSON in ``DIR/summary/alg1-reproduce.json``,
+``alg1-verify-GROUP[TAG].json`` and ``alg1-random.json``; ``--only table`` prints the
+table of the document (``docs/algorithm1-correction.md``) from them, as Markdown.  The
+randomness is seeded, in the random runs of :func:`fisheye.checker.explore.random_run`;
+never in the state machines.
 """
 
 from __future__ import annotations
@@ -39,23 +47,35 @@ import json
 import random
 import sys
 import time
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fisheye.checker import counterexample as cxm
+from fisheye.checker.engines import check
+from fisheye.checker.explain.broadcast import causal_chain
+from fisheye.checker.explore import (
+    make_context,
+    random_run,
+    run,
+    shortest_violation,
+    violates_model,
+    violates_property,
+)
+from fisheye.checker.explore.expand import FINAL, history_key
+from fisheye.checker.explore.simulation import SWARM
+from fisheye.checker.result import Verdict
+from fisheye.checker.shrink import RunChecks, shrink
 from fisheye.impl.api import Step
 from fisheye.spec import broadcast as bspec
 
-from . import counterexample as cxm
-
 PROCS3 = ("p0", "p1", "p2")
 BCAST_1 = "p0: bcast(X,1); p1: bcast(Y,2); p2: bcast(Z,3)"
-"""One toco-broadcast per process (the issue's minimal setting)."""
+"""One broadcast of Algorithm 1 per process: the smallest system breaking causal order."""
 BCAST_2 = "p0: bcast(X,1), bcast(X,2); p1: bcast(Y,3), bcast(Y,4); p2: bcast(Z,5), bcast(Z,6)"
-"""Two toco-broadcasts per process, back to back (no wait for the own delivery)."""
+"""Two broadcasts of Algorithm 1 per process, back to back (no wait for the own delivery)."""
 CC_PROGRAM = "p0: write(X,1), read(Y), read(X); p1: ; p2: await X==1, write(X,3), write(Y,5)"
 """Register level: p2 sees p0's X=1, overwrites X with 3, then writes Y=5; p0 reads Y
 then X.  Under cc, r(Y)=5 at p0 is causally after w(X,3), which is after w(X,1): p0
@@ -75,43 +95,7 @@ BROADCAST_PROPS = bspec.PROPERTIES
 MODELS = ("fisheye", "cc")
 
 
-# ---- ~>M chains and the state of Algorithm 1 at the faulty delivery ---------------------------
-
-def causal_chain(logs: bspec.Logs, m1: bspec.MsgId, m2: bspec.MsgId) -> list[str]:
-    """A shortest chain of ~>M's base cases (section 4.1) from ``m1`` to ``m2``, in words."""
-    succ: dict[bspec.MsgId, list[tuple[bspec.MsgId, str]]] = {}
-    for p, log in logs.items():
-        delivered: list[bspec.MsgId] = []
-        own: list[bspec.MsgId] = []
-        for e in log:
-            if e.kind == bspec.DELIVER:
-                delivered.append(e.msg)
-            elif e.msg.sender == p:
-                for a in own:
-                    succ.setdefault(a, []).append((e.msg, f"{p} broadcast {a} before {e.msg}"))
-                for a in delivered:
-                    if a.sender != p:
-                        why = f"{p} delivered {a} before it broadcast {e.msg}"
-                        succ.setdefault(a, []).append((e.msg, why))
-                own.append(e.msg)
-    prev: dict[bspec.MsgId, tuple[bspec.MsgId, str] | None] = {m1: None}
-    todo = deque([m1])
-    while todo:
-        x = todo.popleft()
-        for y, why in succ.get(x, ()):
-            if y not in prev:
-                prev[y] = (x, why)
-                todo.append(y)
-    if m2 not in prev:
-        return []
-    out: list[str] = []
-    y = m2
-    while prev[y] is not None:
-        x, why = prev[y]  # type: ignore[misc]
-        out.append(why)
-        y = x
-    return out[::-1]
-
+# ---- the state of Algorithm 1 at the faulty delivery ---------------------------------------------
 
 def causal_details(system: Any, schedule: Sequence[Step]) -> str:
     """For a run violating causal order: the first faulty delivery, the ~>M chain, and
@@ -144,65 +128,6 @@ def causal_details(system: Any, schedule: Sequence[Step]) -> str:
                      "counted (the flaw of the published Algorithm 1)")
         return text
     return ""
-
-
-# ---- the shortest violating run: breadth-first search of the raw system ------------------------
-
-Predicate = Callable[[Any, Any], bool]
-
-
-def broadcast_predicate(prop: str) -> Predicate:
-    """A state violates the safety property ``prop`` on its delivery logs."""
-    def pred(system: Any, state: Any) -> bool:
-        logs = system.delivery_logs(state)
-        return any(v.prop == prop for v in bspec.check(logs, system.graph, complete=False,
-                                                         properties=(prop,)))
-    return pred
-
-
-def model_predicate(model: str) -> Predicate:
-    """The run's history so far violates ``model`` (cached by history)."""
-    from .engines import check
-
-    cache: dict[Any, bool] = {}
-
-    def pred(system: Any, state: Any) -> bool:
-        h = system.history(state)
-        key = tuple((op.process, op.kind, op.register, op.vkey) for op in h.ops)
-        if key not in cache:
-            cache[key] = check(h, model, system.graph, timeout=30).verdict.value == "violation"
-        return cache[key]
-    return pred
-
-
-def shortest_violation(system: Any, pred: Predicate, *, max_states: int = 2_000_000
-                       ) -> tuple[list[Step] | None, int]:
-    """Breadth-first search of every schedule of ``system`` (no reduction); the first
-    state satisfying ``pred`` is at minimal depth.  Returns (its schedule or None, states
-    visited)."""
-    init = system.initial()
-    parent: dict[Any, tuple[Any, Step] | None] = {init: None}
-    todo = deque([init])
-    found = init if pred(system, init) else None
-    while todo and found is None and len(parent) < max_states:
-        s = todo.popleft()
-        for step in system.enabled(s):
-            t = system.apply(s, step)
-            if t in parent:
-                continue
-            parent[t] = (s, step)
-            if pred(system, t):
-                found = t
-                break
-            todo.append(t)
-    if found is None:
-        return None, len(parent)
-    out: list[Step] = []
-    s = found
-    while parent[s] is not None:
-        s, step = parent[s]  # type: ignore[misc]
-        out.append(step)
-    return out[::-1], len(parent)
 
 
 # ---- exhaustive exploration of one configuration -------------------------------------------------
@@ -239,17 +164,13 @@ def explore_config(config: str, program: str, edges: Iterable[tuple[str, str]] |
     distinct complete history the ``models`` violated (counted over the runs that
     produced it).  ``prune``: only the runs whose figure reads return Figure 6's values
     (fig6; the explorer's ``prune_deviations``)."""
-    from .engines import check
-    from .explore.expand import FINAL
-    from .explore.scenarios import make_context, run
-
     graph: Any = edges if isinstance(edges, str) else list(edges)
     ctx = make_context(program, graph, variant=variant, level=level, prune_deviations=prune)
     system = ctx.system
     row = Row(config, variant, level, program, system.graph.to_json())
     counts: dict[str, int] = {p: 0 for p in BROADCAST_PROPS}
     counts.update({m: 0 for m in models})
-    verdicts: dict[tuple[Any, str], bool] = {}
+    verdicts: dict[tuple[Any, str], Verdict] = {}
     keys: set[Any] = set()
 
     def on_terminal(state: Any, kind: str) -> None:
@@ -260,12 +181,12 @@ def explore_config(config: str, program: str, edges: Iterable[tuple[str, str]] |
         if not final:
             return
         h = system.history(state)
-        key = tuple((op.process, op.kind, op.register, op.vkey) for op in h.ops)
+        key = history_key(h)
         keys.add(key)
         for m in models:
             if (key, m) not in verdicts:
-                verdicts[key, m] = check(h, m, system.graph, timeout=60).verdict.value == "violation"
-            if verdicts[key, m]:
+                verdicts[key, m] = check(h, m, system.graph, timeout=60).verdict
+            if verdicts[key, m] is Verdict.VIOLATION:
                 counts[m] += 1
 
     rep = run(ctx, model=None, max_states=max_states, timeout=timeout, on_terminal=on_terminal)
@@ -397,9 +318,6 @@ def random_check(variant: str, systems: Sequence[tuple[str, list[tuple[str, str]
     from fisheye.impl.programs import parse_program
     from fisheye.impl.system import make_system
 
-    from .engines import check
-    from .searches import random_run
-
     rng = random.Random(seed)
     res = RandomSummary(variant)
     start = time.perf_counter()
@@ -407,7 +325,7 @@ def random_check(variant: str, systems: Sequence[tuple[str, list[tuple[str, str]
         system = make_system(parse_program(text), edges, variant=variant)
         res.systems += 1
         for _ in range(runs):
-            _, state = random_run(system, rng, max_steps=100_000)
+            _, state = random_run(system, rng, max_steps=100_000, chooser=SWARM)
             res.runs += 1
             final = system.is_final(state)
             if not final:
@@ -416,7 +334,7 @@ def random_check(variant: str, systems: Sequence[tuple[str, list[tuple[str, str]
             if final:
                 h = system.history(state)
                 bad |= {m for m in models
-                        if check(h, m, system.graph, timeout=30).verdict.value == "violation"}
+                        if check(h, m, system.graph, timeout=30).verdict is Verdict.VIOLATION}
             for b in bad:
                 res.violations[b] = res.violations.get(b, 0) + 1
     res.seconds = round(time.perf_counter() - start, 1)
@@ -445,8 +363,8 @@ def reproduce(out: Path, *, max_states: int | None = None, timeout: float | None
 
     done: list[Reproduction] = []
     jobs = (("alg1-published-causal-order", BCAST_1, GRAPHS3["one edge p0-p1"], bspec.CAUSAL_ORDER,
-             broadcast_predicate(bspec.CAUSAL_ORDER)),
-            ("alg1-published-cc", CC_PROGRAM, GRAPHS3["one edge p0-p1"], "cc", model_predicate("cc")))
+             violates_property(bspec.CAUSAL_ORDER)),
+            ("alg1-published-cc", CC_PROGRAM, GRAPHS3["one edge p0-p1"], "cc", violates_model("cc")))
     for name, prog, edges, what, pred in jobs:
         row = explore_config(name, prog, edges, "published", max_states=max_states, timeout=timeout)
         found = row.violations.get(what, 0)
@@ -455,12 +373,12 @@ def reproduce(out: Path, *, max_states: int | None = None, timeout: float | None
         if not found:
             continue
         system = make_system(parse_program(prog), list(edges), variant="published")
-        sched, visited = shortest_violation(system, pred, max_states=bfs_states)
+        shortest = shortest_violation(system, pred, max_states=bfs_states)
+        visited = shortest.states
+        sched = list(shortest.schedule) if shortest.schedule is not None else None
         if sched is None:       # the BFS budget ran out: fall back to the explorer's run, shrunk
-            from .searches import Checker, shrink
-
-            checker = Checker((what,) if what in MODELS else ())
-            sched = shrink(system, [Step.from_json(s) for s in row.first[what]], what, checker)
+            checks = RunChecks((what,) if what in MODELS else ())
+            sched = shrink(system, [Step.from_json(s) for s in row.first[what]], what, checks)
         details = causal_details(system, sched) if what == bspec.CAUSAL_ORDER else ""
         cx = cxm.from_run(system, sched, what, search="alg1-published: exhaustive exploration, "
                           "then breadth-first search for the shortest violating run", details=details)
@@ -511,7 +429,8 @@ def collect(summ: Path) -> list[Row]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default="counterexamples")
+    ap.add_argument("--out", default="counterexamples", metavar="DIR",
+                    help="where the files and summaries are written (default: counterexamples)")
     ap.add_argument("--only", action="append", choices=("reproduce", "verify", "random", "table"),
                     default=None)
     ap.add_argument("--group", action="append", choices=GROUPS, default=None,
@@ -570,6 +489,5 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["BCAST_1", "BCAST_2", "CC_PROGRAM", "GRAPHS3", "Row", "causal_chain", "causal_details",
-           "configurations", "explore_config", "main", "random_check", "random_systems", "reproduce",
-           "shortest_violation"]
+__all__ = ["BCAST_1", "BCAST_2", "CC_PROGRAM", "GRAPHS3", "Row", "alternative_fix", "causal_details",
+           "configurations", "explore_config", "main", "random_check", "random_systems", "reproduce"]

@@ -1,20 +1,26 @@
 """The searches for counterexamples of the algorithms and their mutants, which end in
-counterexample files or a recorded
-"none up to bound": ``python -m fisheye.checker.searches [--out counterexamples] [--only NAME]``.
+counterexample files or a recorded "none up to bound" (counterexamples/README.md)::
+
+    python scripts/research/counterexample_searches.py [--out DIR] [--only NAME] [--budget S]
+
+A research driver on the public API of the ``fisheye`` package, not part of it: it
+writes the files, ``DIR/summary/NAME.json`` and the table of ``DIR/README.md`` into
+``--out`` (default ``counterexamples`` in the current directory).
 
 Method (bounded, recorded in each search's summary): seeded random complete runs of the
-system (the randomness is here, in the checker, never in the state machines), each run
-checked for
+system under a swarm configuration (:func:`fisheye.checker.explore.random_run`), each
+run checked (:class:`fisheye.checker.shrink.RunChecks`) for
 
 * a safety property of the broadcast (section 4.1; checked on every prefix: a violated
   safety property stays violated),
 * a deadlock (no step enabled, run not complete),
 * the models (``fisheye-2014`` / ``fisheye``) on the run's history, for a complete run;
 
-then the first violating run of each kind is *shrunk*: cut to the shortest violating
-prefix (a run prefix's history violating a model stays violating in every extension when
-written values are distinct, as in these programs), then single steps are deleted while
-the schedule still replays and still violates, to a fixpoint (a 1-minimal schedule).
+then the first violating run of each kind is *shrunk* (:func:`fisheye.checker.shrink.shrink`):
+cut to the shortest violating prefix (a run prefix's history violating a model stays
+violating in every extension when written values are distinct, as in these programs),
+then single steps are deleted while the schedule still replays and still violates, to a
+fixpoint (a 1-minimal schedule).
 The exhaustive explorer (:mod:`fisheye.checker.explore`) is run on each system with a
 state budget; a complete exploration with no violation is the "none up to bound" claim
 with an exhaustive bound, otherwise the bound is the number of random runs.
@@ -32,13 +38,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fisheye.checker import counterexample as cxm
+from fisheye.checker.explore import Context, random_run, run
+from fisheye.checker.explore.simulation import SWARM
+from fisheye.checker.shrink import RunChecks, shrink
 from fisheye.impl.api import Step
 from fisheye.impl.api import replay as replay_schedule
-from fisheye.spec import broadcast as bspec
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.models import Model
-
-from . import counterexample as cxm
 
 MODELS_2 = (Model.FISHEYE_2014.value, Model.FISHEYE.value)
 
@@ -58,108 +65,6 @@ def graphs_up_to_isomorphism(processes: Sequence[str]) -> list[ProximityGraph]:
     return out
 
 
-# ---- violations of one run --------------------------------------------------------------------
-
-@dataclass
-class Checker:
-    """What a run may violate: models (on ``model_graph`` or the system's graph),
-    broadcast safety properties, deadlock.  Model verdicts are cached by history."""
-
-    models: tuple[str, ...]
-    model_graph: ProximityGraph | None = None
-    properties: bool = True
-    deadlock: bool = True
-    cache: dict[Any, dict[str, str]] = field(default_factory=dict)
-    checks: int = 0
-
-    def model_violations(self, system: Any, state: Any) -> list[str]:
-        from .engines import check
-
-        h = system.history(state)
-        key = tuple((op.process, op.kind, op.register, op.vkey) for op in h.ops)
-        got = self.cache.setdefault(key, {})
-        g = self.model_graph or system.graph
-        if self.model_graph is not None:
-            h = h.with_edges(g.edges)
-        out = []
-        for m in self.models:
-            if m not in got:
-                self.checks += 1
-                got[m] = check(h, m, g, timeout=30).verdict.value
-            if got[m] == "violation":
-                out.append(m)
-        return out
-
-    def violations(self, system: Any, state: Any, *, final: bool | None = None) -> list[str]:
-        """Everything ``state`` violates (models on any state: prefix-closed)."""
-        out: list[str] = []
-        if final is None:
-            final = system.is_final(state)
-        if self.deadlock and not final and not system.enabled(state):
-            out.append(cxm.DEADLOCK)
-        if self.properties:
-            out += sorted({v.prop for v in system.broadcast_violations(state, complete=final)
-                           if v.prop in bspec.SAFETY})
-        out += self.model_violations(system, state)
-        return out
-
-
-def random_run(system: Any, rng: random.Random, max_steps: int = 2000) -> tuple[list[Step], Any]:
-    """One random run under a random *swarm* configuration: each (step kind, process)
-    gets a weight in {0.1, 1, 10} for the whole run, so runs differ in which processes
-    are fast and whether invocations or deliveries come first (swarm testing)."""
-    state = system.initial()
-    sched: list[Step] = []
-    weights: dict[tuple[str, str], float] = {}
-    for _ in range(max_steps):
-        en = list(system.enabled(state))
-        if not en:
-            break
-        ws = []
-        for s in en:
-            key = (s.kind, s.process)
-            if key not in weights:
-                weights[key] = rng.choice((0.1, 1.0, 10.0))
-            ws.append(weights[key])
-        step = rng.choices(en, weights=ws)[0]
-        sched.append(step)
-        state = system.apply(state, step)
-    return sched, state
-
-
-def still_violates(system: Any, schedule: Sequence[Step], what: str, checker: Checker) -> bool:
-    try:
-        state = replay_schedule(system, schedule)
-    except ValueError:
-        return False
-    if what == cxm.DEADLOCK:
-        return system.is_deadlock(state)
-    if what in MODELS_2 or what in (m.value for m in Model):
-        return what in checker.model_violations(system, state)
-    return what in {v.prop for v in system.broadcast_violations(state, complete=system.is_final(state))}
-
-
-def shrink(system: Any, schedule: Sequence[Step], what: str, checker: Checker) -> list[Step]:
-    """Shortest violating prefix, then single-step deletions to a fixpoint."""
-    sched = list(schedule)
-    if what != cxm.DEADLOCK:
-        state = system.initial()
-        for i, step in enumerate(sched):
-            state = system.apply(state, step)
-            if still_violates(system, sched[:i + 1], what, checker):
-                sched = sched[:i + 1]
-                break
-    changed = True
-    while changed:
-        changed = False
-        for i in range(len(sched) - 1, -1, -1):
-            cand = sched[:i] + sched[i + 1:]
-            if still_violates(system, cand, what, checker):
-                sched = cand
-                changed = True
-    return sched
-
-
 # ---- one search ---------------------------------------------------------------------------------
 
 @dataclass
@@ -177,7 +82,7 @@ class SearchResult:
 
 
 def search_systems(name: str, description: str, systems: Iterable[tuple[Any, str] | tuple[Any, str, int]],
-                   checker: Checker, *, runs_per_system: int, seed: int, out: Path, explore_states: int = 0,
+                   checks: RunChecks, *, runs_per_system: int, seed: int, out: Path, explore_states: int = 0,
                    time_budget: float = 600.0, stop_when: Callable[[SearchResult], bool] | None = None
                    ) -> SearchResult:
     """Random runs (and a budgeted exhaustive exploration) of each system; the first
@@ -194,18 +99,18 @@ def search_systems(name: str, description: str, systems: Iterable[tuple[Any, str
         res.systems += 1
         candidates: list[list[Step]] = []
         if explore_states:
-            candidates += _explore(system, checker, explore_states, res)
+            candidates += _explore(system, checks, explore_states, res)
         for _ in range(runs):
-            sched, state = random_run(system, rng)
+            sched, state = random_run(system, rng, max_steps=2000, chooser=SWARM)
             res.runs += 1
             candidates.append(sched)
         for sched in candidates:
             state = replay_schedule(system, sched)
-            for what in checker.violations(system, state):
+            for what in checks.violations(system, state):
                 if what in res.found:
                     continue
-                small = shrink(system, sched, what, checker)
-                cg = checker.model_graph if what in MODELS_2 else None
+                small = shrink(system, sched, what, checks)
+                cg = checks.model_graph if what in MODELS_2 else None
                 cx = cxm.from_run(system, small, what, search=name, check_graph=cg)
                 fname = f"{name}--{what.replace(' ', '-')}.json"
                 cx.save(out / fname)
@@ -218,20 +123,11 @@ def search_systems(name: str, description: str, systems: Iterable[tuple[Any, str
     return res
 
 
-def _explore(system: Any, checker: Checker, max_states: int, res: SearchResult) -> list[list[Step]]:
+def _explore(system: Any, checks: RunChecks, max_states: int, res: SearchResult) -> list[list[Step]]:
     """A budgeted exhaustive exploration; the schedules of the violations it found."""
-    from .explore.engine import explore
-    from .explore.expand import Context
-    from .explore.report import ReportBuilder
-
-    try:
-        from .explore.scenarios import toco_may_send
-        ctx = Context(system, may_send=toco_may_send(system), prune_deviations=False)
-    except Exception:  # noqa: BLE001 - a system the protocol-level helper does not know
-        ctx = Context(system, prune_deviations=False)
-    model = Model(checker.models[0]) if checker.models else None
-    builder = ReportBuilder(ctx, "protocol", model=model, model_graph=checker.model_graph)
-    rep = explore(ctx, builder, max_states=max_states)
+    ctx = Context(system, prune_deviations=False)
+    model = checks.models[0] if checks.models else None
+    rep = run(ctx, level="protocol", model=model, model_graph=checks.model_graph, max_states=max_states)
     if rep["complete"]:
         res.exhaustive += 1
         res.exhaustive_violations += rep["violations_total"]
@@ -268,10 +164,10 @@ def _alg2_published(out: Path, budget: float) -> SearchResult:
             for g in graphs:
                 runs = LITMUS_RUNS if k < len(LITMUS_4P) else 25
                 yield make_system(prog, g, variant="published"), f"{prog} | graph {g.describe()}", runs
-    checker = Checker(MODELS_2)
+    checks = RunChecks(MODELS_2)
     res = search_systems("alg2-published-4p", "Algorithm 2 over Algorithm 1 as published, 4 processes, "
                          "every graph up to isomorphism (11), random programs of up to 2 operations per "
-                         "process (registers X, Y, distinct values)", systems(), checker,
+                         "process (registers X, Y, distinct values)", systems(), checks,
                          runs_per_system=25, seed=1, out=out, explore_states=2000, time_budget=budget)
     res.bound = (f"{res.systems} (program, graph) systems of {len(programs)} programs (4 litmus shapes, "
                  f"then random) x 11 graphs; {LITMUS_RUNS} random runs per litmus system, 25 per random one "
@@ -285,10 +181,10 @@ def _pbn_empty(out: Path, budget: float) -> SearchResult:
 
     system = make_system("paris-berlin-newyork", "empty")
     mg = ProximityGraph.of(system.processes, [("paris", "berlin")])
-    checker = Checker((Model.FISHEYE.value,), model_graph=mg, properties=False)
+    checks = RunChecks((Model.FISHEYE.value,), model_graph=mg, properties=False)
     res = search_systems("pbn-empty-vs-fisheye-pb", "paris-berlin-newyork run on the EMPTY graph, history "
                          "checked against fisheye with the edge paris-berlin (Figure 4's b = 1)",
-                         [(system, "pbn on the empty graph")] * 40, checker, runs_per_system=50, seed=2,
+                         [(system, "pbn on the empty graph")] * 40, checks, runs_per_system=50, seed=2,
                          out=out, time_budget=budget, stop_when=lambda r: bool(r.found))
     res.bound = f"{res.runs} random complete runs"
     return res
@@ -312,14 +208,14 @@ def _mutant(mutant: str | None, network: str, out: Path, budget: float) -> Searc
             prog = random_program(rng, 3, max_ops=2)
             edges = random_edges(rng, prog.processes)
             yield make_system(prog, list(edges), network=network, mutant=mutant), f"{prog} | {edges}"
-    checker = Checker((Model.FISHEYE.value,))
+    checks = RunChecks((Model.FISHEYE.value,))
     name = f"mutant-{label}" if label != "none" else "baseline-corrected"
     desc = (f"Algorithm 2 over Algorithm 1 (corrected) with mutant {mutant}" if mutant else
             "Algorithm 2 over Algorithm 1 (corrected) on unordered (non-FIFO) channels" if network != "fifo"
             else "control: Algorithm 2 over Algorithm 1 (corrected), no mutant, FIFO channels")
     res = search_systems(name, desc + "; scenarios paris-berlin-newyork and fig6 (paper and complete "
                          "graphs) then random 3-process programs of up to 2 operations per process on random "
-                         "graphs", systems(), checker, runs_per_system=30, seed=3, out=out,
+                         "graphs", systems(), checks, runs_per_system=30, seed=3, out=out,
                          explore_states=2000, time_budget=budget, stop_when=lambda r: len(r.found) >= 3)
     res.bound = (f"{res.systems} systems, 30 random runs each ({res.runs} runs); {res.exhaustive} systems "
                  "explored exhaustively (explorer, 2,000-state budget)")
@@ -391,7 +287,8 @@ def write_readme(out: Path) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default="counterexamples")
+    ap.add_argument("--out", default="counterexamples", metavar="DIR",
+                    help="where the files, summaries and README table are written (default: counterexamples)")
     ap.add_argument("--only", action="append", choices=sorted(SEARCHES), default=None)
     ap.add_argument("--budget", type=float, default=300.0, help="seconds per search")
     ap.add_argument("--readme", action="store_true", help="only regenerate the README table")
@@ -417,4 +314,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["Checker", "SearchResult", "graphs_up_to_isomorphism", "main", "shrink"]
+__all__ = ["SEARCHES", "SearchResult", "graphs_up_to_isomorphism", "main", "search_systems"]
