@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from fisheye.impl.api import Step, replay
-from fisheye.impl.lcb import LcbState, LcbSystem, check_run, make_lcb_system
+from fisheye.impl.actors import GlobalState as LcbState
+from fisheye.impl.lcb import LcbSystem, check_run, make_lcb_system
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
 from fisheye.spec.lcurb import PROPERTIES, UNIFORM_AGREEMENT, VALIDITY, Violation
@@ -138,12 +139,11 @@ def persistent_steps(system: LcbSystem, state: LcbState) -> list[Step]:
     assert system.max_crashes >= len(system.crashable), "a shared crash budget makes crashes dependent"
     n, ranks = system.n, system.ranks
     fifo = system.network.value == "fifo"
-    may_crash = {q for q, pr in zip(system.processes, state.procs, strict=True)
-                 if not pr.crashed and q in system.crashable}
+    may_crash = {q for q in system.processes if system.may_crash(state, q)}
     ms: dict[tuple[str, str], bool] = {}
 
     def affects(q: str, p: str) -> bool:
-        chan = state.chans[ranks[q] * n + ranks[p]]
+        chan = state.channels[ranks[q] * n + ranks[p]]
         if (q, p) not in ms:
             ms[(q, p)] = system.may_send(state, q, p)
         sends = ms[(q, p)]
