@@ -80,7 +80,9 @@ class Step:
     return of a waiting write), ``"recv"`` (receipt of a message from channel
     ``src -> process``; ``detail`` identifies which message when channels are
     unordered), ``"deliver"`` (one iteration of a background delivery task),
-    ``"crash"`` (the process crashes), or an algorithm-specific kind.
+    ``"crash"`` (the process crashes), ``"lose"`` (a message of a crashed sender in
+    channel ``src -> process`` is lost), ``"op+crash"`` / ``"recv+crash"`` (a step, then
+    the crash: :class:`CrashStop`), or an algorithm-specific kind.
     """
 
     kind: str

@@ -359,7 +359,9 @@ class LcbSystem(CrashStopSystem[LcbProc]):
       misses runs (e.g. a process that holds a deliverable message while it receives
       another); kept only to explore larger configurations, never as a proof.
 
-    Exploring each set of at most F processes with exactly those crashable, and taking
+    ``graph`` is the graph of mutual locality (p - q iff each is in the other's
+    locality, :func:`mutual_locality_graph`).  Exploring each set of at most F
+    processes with exactly those crashable, and taking
     the union, gives the runs with at most F crashes without a crash budget shared by
     all (then crashes are independent: :class:`fisheye.impl.api.CrashStop`)."""
 
@@ -386,15 +388,6 @@ class LcbSystem(CrashStopSystem[LcbProc]):
         self.info = SystemInfo("lcb", name, self.network, self.graph, variant="published", crashes=crashes,
                                options=(("locality", loc), ("urb_delivery", urb_delivery)))
         self.add_properties(*self._lcurb_properties())
-
-    # -- derived descriptions (``graph``: the graph of mutual locality, p - q iff each
-    # is in the other's locality) --
-    def describe(self) -> dict[str, Any]:
-        """What the explorer's report says about the system."""
-        return {"scenario": self.name, "algorithm": "lcb", "variant": "published", "mutant": None,
-                "network": self.network.value, "crashes": self.max_crashes, "urb_delivery": self.urb_delivery,
-                "locality": {p: sorted(qs) for p, qs in self.locality.items()},
-                "graph": self.graph.to_json()}
 
     def _lcurb_properties(self) -> tuple[Property, ...]:
         """LCURB1-LCURB5 (always, on the delivery logs; LCURB1 and LCURB4 judged at the
