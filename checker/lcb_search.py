@@ -1,217 +1,165 @@
-"""Exhaustive exploration of the localized causal broadcast (its LCURB1-5 properties), and the tool that
-stores its counterexamples.
+"""Searches of the localized causal broadcast (its LCURB1-5 properties, and Algorithm 2
+over it), on the one explorer (:mod:`fisheye.checker.explore`).
 
-:func:`explore` is a plain breadth-first search over :class:`fisheye.impl.lcb.LcbSystem`
-(every enabled step, no reduction beyond the system's own ``urb_delivery`` mode), which
-checks LCURB1–LCURB5 (:mod:`fisheye.spec.lcurb`) on every terminal state and keeps, per
-violated property, a shortest schedule.  :func:`explore_memory` collects the distinct
-histories of Algorithm 2 over the broadcast and checks them against consistency models.
+* :func:`explore`: every reachable state of an :class:`fisheye.impl.lcb.LcbSystem`
+  (breadth-first, the explorer's engine), LCURB1-LCURB5 (:mod:`fisheye.spec.lcurb`)
+  judged at every terminal state; per violated property, the number of terminal states
+  violating it and a shortest schedule;
+* :func:`explore_fates`: at most F crashes, as one search per set C of at most F
+  processes with exactly C crashable (each at most once): crashes are then
+  independent, so the explorer's process-level persistent sets apply
+  (:class:`fisheye.impl.api.CrashStop`, docs/por.md); the terminal states of the
+  searches are merged (a run in which some process of C does not crash also belongs to
+  a smaller C) and judged as runs of the system with at most F crashes;
+* :func:`explore_memory`: every distinct complete history of Algorithm 2 over the
+  broadcast (histories grouped by :func:`fisheye.checker.explore.expand.history_key`),
+  checked against consistency models by the explorer's report;
 
-``python -m fisheye.checker.lcb_search`` explores ``lcb3`` and ``lcb4`` beyond the fault
-threshold (F = 2: at least half the processes crash), stores a shortest run per violated
-property as a counterexample file (docs/contract.md §5), the consistency counterexample
-of Algorithm 2 over the broadcast, and a summary in ``counterexamples/summary/``.
+Their schedules replay on the system they explored; counterexample files of them are
+made by :func:`fisheye.checker.counterexample.from_run`.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from itertools import combinations
 from typing import Any
 
 from fisheye.impl.api import Step, replay
-from fisheye.impl.lcb import LcbState, LcbSystem, check_run, make_lcb_system
+from fisheye.impl.lcb import LcbSystem, check_run, make_lcb_system
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
-from fisheye.spec.lcurb import PROPERTIES, UNIFORM_AGREEMENT, VALIDITY, Violation
+from fisheye.spec.lcurb import PROPERTIES
+from fisheye.spec.models import Model
 
-from .counterexample import Counterexample
-from .engines import check
+from .explore.engine import explore as explore_engine
+from .explore.expand import Context, TerminalRecord
+from .explore.report import ReportBuilder
 
 
 @dataclass
+class _LcurbReport(ReportBuilder):
+    """The explorer's report, and per LCURB property the number of terminal states
+    violating it (one count per terminal state and property)."""
+
+    runs: dict[str, int] = field(default_factory=dict)
+
+    def add_terminal(self, rec: TerminalRecord, length: int, schedule: Any) -> None:
+        for prop in rec.broadcast:
+            self.runs[prop] = self.runs.get(prop, 0) + 1
+        super().add_terminal(rec, length, schedule)
+
+
+@dataclass(frozen=True)
 class Exploration:
     """What :func:`explore` found.  ``violations[prop]``: the number of terminal states
     violating ``prop``; ``shortest[prop]``: a shortest schedule reaching one, and the
-    violation's text."""
+    violation's text; ``report``: the explorer's report."""
 
-    states: int = 0
-    terminal_states: int = 0
-    histories: dict[tuple[Any, ...], tuple[History, tuple[Step, ...]]] = field(default_factory=dict)
-    violations: dict[str, int] = field(default_factory=dict)
-    shortest: dict[str, tuple[tuple[Step, ...], str]] = field(default_factory=dict)
-    seconds: float = 0.0
-    complete: bool = True
+    states: int
+    terminal_states: int
+    violations: Mapping[str, int]
+    shortest: Mapping[str, tuple[tuple[Step, ...], str]]
+    complete: bool
+    seconds: float
+    report: Mapping[str, Any]
 
     @property
     def violated(self) -> tuple[str, ...]:
         return tuple(p for p in PROPERTIES if p in self.violations)
 
 
-Parents = Mapping[LcbState, tuple[LcbState | None, Step | None]]
+def _schedules(report: Mapping[str, Any], kind: str) -> dict[str, tuple[Step, ...]]:
+    """The first (shortest) listed schedule of each violated property of ``kind``."""
+    out: dict[str, tuple[Step, ...]] = {}
+    for v in report["violations"]:
+        if v["kind"] == kind and v["violates"] not in out:
+            out[v["violates"]] = tuple(Step.from_json(s) for s in v["schedule"])
+    return out
 
 
-def _schedule(parents: Parents, s: LcbState) -> tuple[Step, ...]:
-    out: list[Step] = []
-    while True:
-        prev, step = parents[s]
-        if prev is None or step is None:
-            return tuple(reversed(out))
-        out.append(step)
-        s = prev
+def explore(system: LcbSystem, *, reduction: str = "auto", until: Iterable[str] = (),
+            on_terminal: Callable[[Any, str], None] | None = None) -> Exploration:
+    """Every reachable state of ``system`` (the explorer's engine with exact states and
+    ``reduction``; ``auto`` is the process-level reduction when the crashes are
+    independent, else none), LCURB1-5 judged at each terminal state.  ``until``: stop
+    after the breadth-first level at which all these properties are found violated
+    (``complete`` is then false: no claim of exhaustiveness).  ``on_terminal(state,
+    kind)`` sees every distinct terminal state."""
+    ctx = Context(system, reduction=reduction)
+    builder = _LcurbReport(ctx, "protocol", model=None)
+    wanted = frozenset(until)
 
+    def found(depth: int, states: int) -> str | None:
+        if wanted and wanted <= set(builder.runs):
+            return f"found {' and '.join(sorted(wanted))}"
+        return None
 
-def _history_key(h: History) -> tuple[Any, ...]:
-    return tuple((op.process, op.kind, op.register, op.vkey) for op in h.ops)
-
-
-def explore(system: LcbSystem, *, checker: Callable[[LcbSystem, LcbState], list[Violation]] = check_run,
-            histories: bool = False, until: Callable[[Exploration], bool] | None = None,
-            steps_of: Callable[[LcbSystem, LcbState], list[Step]] | None = None,
-            terminals: dict[LcbState, tuple[Step, ...]] | None = None) -> Exploration:
-    """Visit every reachable state breadth-first; check every terminal state.  With
-    ``until``, stop as soon as it holds after a terminal state (``complete`` is then
-    false: no claim of exhaustiveness).  ``steps_of``: the steps to explore from a state
-    (default: every enabled step; :func:`persistent_steps` for the reduced search).
-    ``terminals``: if given, filled with every terminal state and a schedule to it."""
     start = time.perf_counter()
-    init = system.initial()
-    parents: dict[LcbState, tuple[LcbState | None, Step | None]] = {init: (None, None)}
-    queue = deque([init])
-    res = Exploration()
-    while queue:
-        s = queue.popleft()
-        steps = system.enabled(s) if steps_of is None else steps_of(system, s)
-        if not steps:
-            res.terminal_states += 1
-            if terminals is not None:
-                terminals[s] = _schedule(parents, s)
-            first = {}
-            for v in checker(system, s):
-                first.setdefault(v.property, v)
-            for prop, v in first.items():  # one count per terminal state and property
-                res.violations[prop] = res.violations.get(prop, 0) + 1
-                if prop not in res.shortest:  # BFS: the first one found is a shortest one
-                    res.shortest[prop] = (_schedule(parents, s), str(v))
-            if histories:
-                h = system.history(s)
-                res.histories.setdefault(_history_key(h), (h, _schedule(parents, s)))
-            if until is not None and until(res):
-                res.complete = not queue
-                break
-            continue
-        for step in steps:
-            t = system.apply(s, step)
-            if t not in parents:
-                parents[t] = (s, step)
-                queue.append(t)
-    res.states = len(parents)
-    res.seconds = time.perf_counter() - start
-    return res
+    report = explore_engine(ctx, builder, exact=True, on_level=found, on_terminal=on_terminal)
+    schedules = _schedules(report, "broadcast")
+    missing = set(builder.runs) - set(schedules)
+    if missing:
+        raise RuntimeError(f"the report lists no schedule for {sorted(missing)}")
+    shortest = {}
+    for prop, sched in schedules.items():
+        state = replay(system, sched)
+        why = next(str(v) for v in system.broadcast_violations(state) if v.prop == prop)
+        shortest[prop] = (sched, why)
+    return Exploration(report["states"], report["terminal_states"], dict(builder.runs), shortest,
+                       report["complete"], time.perf_counter() - start, report)
 
 
-def persistent_steps(system: LcbSystem, state: LcbState) -> list[Step]:
-    """A persistent set: all the enabled steps of the smallest set P of processes closed
-    under "p ∈ P and q may affect p's steps ⇒ q ∈ P", where q may affect p when the
-    channel q -> p is empty (or unordered) and q may still send to p (q could enable a new
-    receipt at p), or when q may still crash while the channel q -> p is or may become
-    non-empty (its crash would enable losses at p).
-
-    Steps of different processes commute: a step of q changes q's state, pops a channel
-    into q, appends to channels out of q, discards dead copies in channels into q, and a
-    crash of q clears the channels into q; the crash budget is not shared when each
-    crashable process may crash once (the systems :func:`explore_fates` builds).  A step
-    outside P can thus neither disable a step of P nor, by the closure, enable a new step
-    of P, and the terminal states are all reached (persistent sets, Godefroid 1996).
-    Valid only when ``max_crashes >= len(crashable)``."""
-    steps = system.enabled(state)
-    by_proc: dict[str, list[Step]] = {}
-    for st in steps:
-        by_proc.setdefault(st.process, []).append(st)
-    if len(by_proc) <= 1:
-        return list(steps)
-    assert system.max_crashes >= len(system.crashable), "a shared crash budget makes crashes dependent"
-    n, ranks = system.n, system.ranks
-    fifo = system.network.value == "fifo"
-    may_crash = {q for q, pr in zip(system.processes, state.procs, strict=True)
-                 if not pr.crashed and q in system.crashable}
-    ms: dict[tuple[str, str], bool] = {}
-
-    def affects(q: str, p: str) -> bool:
-        chan = state.chans[ranks[q] * n + ranks[p]]
-        if (q, p) not in ms:
-            ms[(q, p)] = system.may_send(state, q, p)
-        sends = ms[(q, p)]
-        return ((not chan or not fifo) and sends) or (q in may_crash and (bool(chan) or sends))
-
-    best: list[Step] | None = None
-    for start in by_proc:
-        closed = {start}
-        stack = [start]
-        while stack:
-            p = stack.pop()
-            for q in system.processes:
-                if q not in closed and affects(q, p):
-                    closed.add(q)
-                    stack.append(q)
-        members = [st for st in steps if st.process in closed]
-        if best is None or len(members) < len(best):
-            best = members
-    assert best is not None
-    return best
-
-
-@dataclass
+@dataclass(frozen=True)
 class FateExploration:
     """The union of the reduced searches over every set of at most F crashable
-    processes: the terminal states of the system with at most F crashes."""
+    processes: the terminal states of the system with at most F crashes, each with the
+    crashable set (``"p,q"``) of the first search that reached it."""
 
     states: int
     terminal_states: int
-    violations: dict[str, int]
-    shortest: dict[str, tuple[str, tuple[Step, ...], str]]  # prop -> (fate label, schedule, text)
-    terminals: dict[LcbState, tuple[tuple[str, ...], tuple[Step, ...]]]
+    violations: Mapping[str, int]
+    shortest: Mapping[str, tuple[str, tuple[Step, ...], str]]  # prop -> (fate, schedule, text)
+    terminals: Mapping[Any, str]
     seconds: float
 
 
 def explore_fates(scenario: str, crashes: int, *, locality: Mapping[str, Iterable[str]] | None = None,
                   network: str = "fifo", reduced: bool = True) -> FateExploration:
     """At most ``crashes`` crashes, explored as one search per set C of at most that many
-    processes, with exactly C crashable (each at most once), reduced with
-    :func:`persistent_steps`; terminal states are merged (a run in which some process of
-    C does not crash also belongs to a smaller C)."""
-    from itertools import combinations
-
+    processes, with exactly C crashable (each at most once), reduced with the
+    explorer's process-level persistent sets unless ``reduced`` is false; terminal
+    states are merged and judged (LCURB1-5) as runs of the system with at most
+    ``crashes`` crashes.  ``states`` sums the states of the searches."""
     start = time.perf_counter()
     base = make_lcb_system(scenario, crashes=0, locality=locality, network=network)
-    terminals: dict[LcbState, tuple[tuple[str, ...], tuple[Step, ...]]] = {}
+    terminals: dict[Any, str] = {}
     states = 0
+    shortest: dict[str, tuple[str, tuple[Step, ...], str]] = {}
     for k in range(crashes + 1):
         for fate in combinations(base.processes, k):
+            label = ",".join(fate)
             system = LcbSystem(base.processes, base.locality, base.app, crashes=k, network=network,
                                name=base.name, crashable=fate)
-            found: dict[LcbState, tuple[Step, ...]] = {}
-            res = explore(system, checker=lambda *_: [], steps_of=persistent_steps if reduced else None,
-                          terminals=found)
+            found: list[Any] = []
+            res = explore(system, reduction="auto" if reduced else "none",
+                          on_terminal=lambda s, _kind, found=found: found.append(s))
             states += res.states
-            for t, sched in found.items():
-                terminals.setdefault(t, (fate, sched))
+            for t in found:
+                terminals.setdefault(t, label)
+            for prop, (sched, text) in res.shortest.items():
+                if prop not in shortest or len(sched) < len(shortest[prop][1]):
+                    shortest[prop] = (label, sched, text)
     violations: dict[str, int] = {}
-    shortest: dict[str, tuple[str, tuple[Step, ...], str]] = {}
     judge = make_lcb_system(scenario, crashes=crashes, locality=locality, network=network)
-    for t, (fate, sched) in terminals.items():
-        first: dict[str, Violation] = {}
-        for v in check_run(judge, t):
-            first.setdefault(v.property, v)
-        for prop, v in first.items():
+    for t in terminals:
+        for prop in {v.prop for v in check_run(judge, t)}:
             violations[prop] = violations.get(prop, 0) + 1
-            if prop not in shortest or len(sched) < len(shortest[prop][1]):
-                shortest[prop] = (",".join(fate), sched, str(v))
+    if set(violations) != set(shortest):
+        raise RuntimeError(f"the crash-fate searches judged {sorted(shortest)} violated, "
+                           f"their union {sorted(violations)}")
     return FateExploration(states, len(terminals), violations, shortest, terminals,
                            time.perf_counter() - start)
 
@@ -219,7 +167,7 @@ def explore_fates(scenario: str, crashes: int, *, locality: Mapping[str, Iterabl
 @dataclass(frozen=True)
 class MemoryReport:
     """Algorithm 2 over the broadcast: distinct histories and, per model, how many are
-    violations (with one example each)."""
+    consistent, violations or unknown (with one shortest example of a violation)."""
 
     scenario: str
     graph: ProximityGraph
@@ -233,128 +181,24 @@ class MemoryReport:
 def explore_memory(system: LcbSystem, models: Iterable[str] = ("cc", "fisheye"),
                    graph: ProximityGraph | None = None) -> MemoryReport:
     """Every complete history of ``system`` (a memory scenario), checked against each
-    model (``fisheye``: with the graph of mutual locality unless ``graph`` is given)."""
-    res = explore(system, histories=True)
+    model (``fisheye``: with the graph of mutual locality unless ``graph`` is given):
+    one exploration per model, its report's verdicts per distinct history."""
     g = graph if graph is not None else system.graph
     verdicts: dict[str, dict[str, int]] = {}
     examples: dict[str, tuple[History, tuple[Step, ...]]] = {}
+    report: Mapping[str, Any] = {}
     for model in models:
-        counts: dict[str, int] = {}
-        for h, sched in sorted(res.histories.values(), key=lambda hs: len(hs[1])):
-            v = check(h.with_edges(g.edges), model, g).verdict.value
-            counts[v] = counts.get(v, 0) + 1
-            if v == "violation" and model not in examples:
-                examples[model] = (h.with_edges(g.edges), sched)
-        verdicts[model] = counts
-    return MemoryReport(system.name, g, res.states, res.terminal_states, len(res.histories), verdicts,
-                        examples)
-
-
-# ---- counterexample files -------------------------------------------------------------------
-
-ROOT = Path(__file__).resolve().parent.parent / "counterexamples"
-
-
-def _slug(prop: str) -> str:
-    return prop.replace(" (", "-").replace(")", "").replace(" ", "-")
-
-
-def broadcast_counterexample(system: LcbSystem, schedule: tuple[Step, ...], prop: str, text: str,
-                             search: str) -> Counterexample:
-    state = replay(system, schedule)
-    h = system.history(state).with_edges(system.graph.edges)
-    logs = {p: [list(e) for e in log] for p, log in system.delivery_logs(state).items()}
-    return Counterexample(history=h, violates=prop, algorithm="lcb", variant="published", mutant=None,
-                          network=system.network.value, schedule=schedule, system_graph=system.graph.edges,
-                          scenario=system.name, search=search, details=text, delivery_logs=logs)
-
-
-def model_counterexample(system: LcbSystem, history: History, schedule: tuple[Step, ...], model: str,
-                         search: str) -> Counterexample:
-    from .explain import explain
-
-    g = ProximityGraph(history.processes, history.edges)
-    exp = explain(history, model, g, schedule=[s.to_json() for s in schedule]).to_json()
-    state = replay(system, schedule)
-    logs = {p: [list(e) for e in log] for p, log in system.delivery_logs(state).items()}
-    return Counterexample(history=history, violates=model, algorithm="lcb", variant="published", mutant=None,
-                          network=system.network.value, schedule=schedule, system_graph=system.graph.edges,
-                          scenario=system.name, search=search, details="", delivery_logs=logs,
-                          explanation=exp)
-
-
-def generate(root: Path = ROOT, *, scenarios: Iterable[str] = ("lcb3", "lcb4"), out: Any = sys.stdout,
-             expect: Mapping[str, Iterable[str]] | None = None) -> dict[str, Any]:
-    """Explore lcb3 and lcb4 with F = 2, and Algorithm 2 over the broadcast on
-    lcb-mem3; store a shortest counterexample per violated property and one summary
-    file per search.  ``expect[scenario]``: stop that (breadth-first) search once these
-    properties are violated (lcb4 with F = 2 is too large to explore fully here).
-    Returns the summaries."""
-    expect = {"lcb4": (UNIFORM_AGREEMENT, VALIDITY)} if expect is None else expect
-    summaries: dict[str, Any] = {}
-    for scenario in scenarios:
-        name = f"urb-{scenario}-f2"
-        system = make_lcb_system(scenario, crashes=2)
-        wanted = set(expect.get(scenario, ()))
-        until = (lambda r, w=frozenset(wanted): w <= set(r.violations)) if wanted else None
-        res = explore(system, until=until)
-        found = {}
-        for prop in res.violated:
-            sched, text = res.shortest[prop]
-            fname = f"{name}--{_slug(prop)}.json"
-            broadcast_counterexample(system, sched, prop, text, search=name).save(root / fname)
-            found[prop] = fname
-        summaries[name] = {
-            "name": name,
-            "description": f"localized causal broadcast over majority-ack URB, scenario {scenario} "
-                           f"({len(system.processes)} processes), at most 2 crashes (at least half the "
-                           f"processes)" + (": exhaustive" if res.complete else ""),
-            "bound": (f"every schedule, {res.states} states, {res.terminal_states} complete runs"
-                      if res.complete else
-                      f"breadth-first until {' and '.join(sorted(wanted))} found: {res.states} states, "
-                      f"{res.terminal_states} complete runs (not exhaustive)"),
-            "found": found, "runs": res.terminal_states, "systems": 1, "exhaustive": int(res.complete),
-            "exhaustive_violations": sum(res.violations.values()), "seconds": round(res.seconds, 1),
-            "notes": [f"{p}: {n} complete runs" for p, n in res.violations.items()],
-        }
-        print(f"{name}: {res.states} states, {res.terminal_states} complete runs, {res.violations}", file=out)
-    name = "urb-lcb-mem3"
-    system = make_lcb_system("lcb-mem3", crashes=0)
-    mem = explore_memory(system, models=("cc",))
-    found = {}
-    if "cc" in mem.examples:
-        h, sched = mem.examples["cc"]
-        fname = f"{name}--cc.json"
-        model_counterexample(system, h, sched, "cc", search=name).save(root / fname)
-        found["cc"] = fname
-    summaries[name] = {
-        "name": name,
-        "description": "Algorithm 2 over the localized causal broadcast (lcb-mem3: q does not have p in "
-                       "its locality), every complete history checked against cc: exhaustive",
-        "bound": f"every schedule, {mem.states} states, {mem.histories} histories",
-        "found": found, "runs": mem.terminal_states, "systems": 1, "exhaustive": 1,
-        "exhaustive_violations": mem.verdicts["cc"].get("violation", 0), "seconds": 0.0,
-        "notes": [f"cc verdicts: {dict(mem.verdicts['cc'])}"],
-    }
-    print(f"{name}: {mem.histories} histories, cc: {dict(mem.verdicts['cc'])}", file=out)
-    (root / "summary").mkdir(parents=True, exist_ok=True)
-    for name, data in summaries.items():
-        (root / "summary" / f"{name}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    return summaries
-
-
-def main(argv: list[str]) -> int:
-    """``python -m fisheye.checker.lcb_search [SCENARIO...]``: store the counterexamples
-    (default lcb3 and lcb4); ``... fates SCENARIO F``: the reduced exhaustive search with
-    at most F crashes (the numbers of docs/results.md)."""
-    if argv[:1] == ["fates"] and len(argv) == 3:
-        res = explore_fates(argv[1], int(argv[2]))
-        print(f"{argv[1]} F={argv[2]}: {res.states} states (summed over the crash fates), "
-              f"{res.terminal_states} complete runs, violations {res.violations}, {res.seconds:.1f} s")
-        return 1 if res.violations else 0
-    generate(scenarios=argv or ("lcb3", "lcb4"))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+        ctx = Context(system)
+        report = explore_engine(ctx, ReportBuilder(ctx, "protocol", model=Model(model), model_graph=g),
+                                exact=True)
+        bad = [v for v in report["violations"] if v["kind"] == "model"]
+        if report["violations_total"] > len(report["violations"]):
+            raise RuntimeError(f"{report['violations_total']} violations, more than the report lists")
+        counts = {"consistent": report["histories"] - len(bad) - report["unknown_checks"],
+                  "violation": len(bad), "unknown": report["unknown_checks"]}
+        verdicts[model] = {k: n for k, n in counts.items() if n}
+        if bad:
+            sched = _schedules(report, "model")[model]
+            examples[model] = (system.history(replay(system, sched)).with_edges(g.edges), sched)
+    return MemoryReport(system.name, g, report.get("states", 0), report.get("terminal_states", 0),
+                        report.get("histories", 0), verdicts, examples)

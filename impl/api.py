@@ -33,6 +33,8 @@ class to inherit):
   (and, by :func:`step_sends`, the messages a step sends);
 * :class:`MessagePassing` -- declared by inheritance: the processes share nothing but
   the network, and ``may_send`` (the process-level persistent sets);
+* :class:`CrashStop` -- declared by inheritance: message passing with crash-stop
+  processes (``crash`` and ``lose`` steps), ``may_send`` and ``may_crash``;
 * :class:`PorModel` -- a transition model for stubborn sets;
 * :class:`Quotient` -- a reduced view of a raw system, with ``lift`` back to it.
 
@@ -78,7 +80,9 @@ class Step:
     return of a waiting write), ``"recv"`` (receipt of a message from channel
     ``src -> process``; ``detail`` identifies which message when channels are
     unordered), ``"deliver"`` (one iteration of a background delivery task),
-    ``"crash"`` (the process crashes), or an algorithm-specific kind.
+    ``"crash"`` (the process crashes), ``"lose"`` (a message of a crashed sender in
+    channel ``src -> process`` is lost), ``"op+crash"`` / ``"recv+crash"`` (a step, then
+    the crash: :class:`CrashStop`), or an algorithm-specific kind.
     """
 
     kind: str
@@ -421,6 +425,46 @@ class MessagePassing(HasChannels[S], ABC):
 
     @abstractmethod
     def may_send(self, state: S, q: str, p: str) -> bool: ...
+
+
+CRASH_KINDS = frozenset({"crash", "lose", "op+crash", "recv+crash"})
+"""The step kinds of crash faults (:class:`CrashStop`)."""
+
+
+class CrashStop(HasChannels[S], ABC):
+    """Processes that share nothing but the network and may *crash* (crash-stop faults:
+    the model of the uniform reliable broadcast the localized causal broadcast uses, in
+    whose properties LCURB1-5 a process is *correct* when it never crashes).  Declared
+    by inheritance, like
+    :class:`MessagePassing`, whose locality lemma it extends with these steps of a process
+    ``p``:
+
+    * ``crash``: p stops for ever (it takes no further step); every message in transit
+      to p is discarded and every later message to p is dropped when sent (p will never
+      receive it);
+    * ``lose`` (``src``): a message of a *crashed* sender in the channel ``src -> p`` is
+      lost (reliable links promise nothing for the messages of a process that crashes);
+    * ``op+crash`` / ``recv+crash``: the step, then (``detail[1]``) an ordered selection
+      of p's internal steps, then the crash, as one step (a reduction a system may use to
+      move crashes next to p's own steps; ``detail[0]`` is the inner step's detail).
+
+    ``may_send(state, q, p)`` over-approximates "q may still append a message to the
+    channel q -> p"; ``may_crash(state, q)`` over-approximates "q may still crash".
+    ``independent_crashes``: every process that may crash may do so whatever the others
+    do (the number of crashes is not a budget shared between processes).  Only then do
+    crashes of different processes commute, and only then may the process-level
+    persistent sets (docs/por.md, section 3.3) be used: a crash of q can affect p only
+    by enabling the loss of a message in the channel q -> p."""
+
+    @property
+    @abstractmethod
+    def independent_crashes(self) -> bool: ...
+
+    @abstractmethod
+    def may_send(self, state: S, q: str, p: str) -> bool: ...
+
+    @abstractmethod
+    def may_crash(self, state: S, q: str) -> bool: ...
 
 
 @runtime_checkable

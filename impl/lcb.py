@@ -20,10 +20,13 @@ Each process has its own locality set (possibly asymmetric: the note defines loc
 entries qualify at once it takes the one with the smallest sender rank, then the smallest
 ``W'`` (a fixed choice, named: other choices are not explored).
 
-:class:`LcbSystem` implements :class:`fisheye.impl.api.System` for a program on top of
-the broadcast (:class:`BroadcastApp`: each process broadcasts a list of messages;
-:class:`MemoryApp`: Algorithm 2 of the 2015 text over this broadcast instead of the
-G-fisheye broadcast of Algorithm 1).
+One process is an :class:`~fisheye.impl.actors.Actor` (:class:`LcbProcess`): a program
+on top of the broadcast (:class:`BroadcastApp`: each process broadcasts a list of
+messages; :class:`MemoryApp`: Algorithm 2 of the 2015 text, :mod:`fisheye.impl.registers`,
+over this broadcast instead of the G-fisheye broadcast of Algorithm 1), over the
+localized causal broadcast, over majority-ack URB (:mod:`fisheye.impl.urb`).
+:class:`LcbSystem` puts it at every process of the generic network with crash-stop
+processes (:class:`fisheye.impl.actors.CrashStopSystem`).
 
 Steps (``Step.kind``):
 
@@ -58,17 +61,15 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from itertools import permutations
 from typing import Any
 
 from fisheye.spec import lcurb
 from fisheye.spec.graph import ProximityGraph
-from fisheye.spec.history import DEFAULT_INITIAL, History
+from fisheye.spec.history import DEFAULT_INITIAL, History, Value
 
-from . import network as net
 from . import programs, registers, urb
+from .actors import Actor, Crashed, CrashStopSystem, GlobalState, record_history
 from .api import (
-    Channel,
     Expectation,
     Network,
     Property,
@@ -76,8 +77,6 @@ from .api import (
     Step,
     SystemInfo,
     SystemRequest,
-    deadlock_freedom,
-    some_complete_run,
 )
 from .programs import SCENARIOS as ALL_SCENARIOS
 from .programs import Operation, Program, Scenario
@@ -168,8 +167,13 @@ class BroadcastApp:
     def on_deliver(self, a: Any, p: str, sender: str, m: Any) -> Any:
         return a
 
-    def history(self, processes: Sequence[str], apps: Sequence[Any]) -> History:
-        return History.build({p: [] for p in processes}, processes=processes)
+    def operations(self, a: Any, p: str) -> list[list[Any]]:
+        """No register operation: the history is empty."""
+        return []
+
+    @property
+    def initial_values(self) -> Mapping[str, Value]:
+        return {}
 
 
 @dataclass(frozen=True)
@@ -216,290 +220,216 @@ class MemoryApp:
         x, v, _ = m
         return registers.on_deliver(self._regs, a, (x, v), sender == p)
 
-    def history(self, processes: Sequence[str], apps: Sequence[Any]) -> History:
-        ops = {p: registers.operations(self._ops(p), a.pc, a.results)
-               for p, a in zip(processes, apps, strict=True)}
-        return History.build(ops, processes=processes, initial=dict(self.program.initial) or None)
+    def operations(self, a: Any, p: str) -> list[list[Any]]:
+        """The recorder (:func:`fisheye.impl.registers.operations`)."""
+        return registers.operations(self._ops(p), a.pc, a.results)
+
+    @property
+    def initial_values(self) -> Mapping[str, Value]:
+        return dict(self.program.initial)
 
 
 App = BroadcastApp | MemoryApp
 
-# ---- the system -----------------------------------------------------------------------------
+# ---- one process: the program, the broadcast, URB -------------------------------------------
 
 
 @dataclass(frozen=True)
-class Proc:
+class LcbProc:
+    """One process's local state: its URB state, its localized causal broadcast state,
+    its program's state, and its delivery log (:mod:`fisheye.spec.lcurb` events)."""
+
     urb: UrbState
     lcb: LcbLocal
     app: Any
     log: tuple[lcurb.Event, ...] = ()
-    crashed: bool = False
 
     @cached_property
     def _hash(self) -> int:
-        return hash((self.urb, self.lcb, self.app, self.log, self.crashed))
+        return hash((self.urb, self.lcb, self.app, self.log))
 
     def __hash__(self) -> int:  # cached: states are hashed many times by explorers
         return self._hash
 
 
-@dataclass(frozen=True)
-class LcbState:
-    """``chans[i * n + j]``: the messages in transit from process ``i`` to process ``j``
-    (in sending order with FIFO channels, sorted with unordered ones)."""
+class LcbProcess(Actor[LcbProc]):
+    """The program, the localized causal broadcast and majority-ack URB at one process.
 
-    procs: tuple[Proc, ...]
-    chans: tuple[tuple[Data, ...], ...]
-    crashes: int = 0
+    Invocation: the program's next action; a broadcast runs ``lcrb-Broadcast``, then
+    ``urb-Broadcast`` (which beb-broadcasts to the others).  Receipt: URB's
+    ``beb-Deliver`` (acknowledge, relay the first time).  Internal steps: URB's
+    ``candeliver`` rule, one per message a majority acknowledged (detail: its key
+    ``(origin, payload)``), then ``urb-Deliver``: the handler of :func:`lcb_urb_deliver`
+    and the program's deliveries.  These are *deferrable*: a delivery at p touches only
+    p's state and sends nothing, so it commutes with every step of other processes and
+    with p's receipts and losses.  A copy of a message that p already relayed and a
+    majority acknowledged is ignored (:func:`fisheye.impl.urb.is_dead`).  A crashed
+    process keeps its program state and delivery log (its URB and broadcast state can
+    no longer matter)."""
 
-    @cached_property
-    def _hash(self) -> int:
-        return hash((self.procs, self.chans, self.crashes))
+    deferrable_internal = True
 
-    def __hash__(self) -> int:  # cached: states are hashed many times by explorers
-        return self._hash
+    def __init__(self, processes: Sequence[str], locality: Mapping[str, frozenset[str]], app: App):
+        self.processes = tuple(processes)
+        self.ranks = {p: i for i, p in enumerate(self.processes)}
+        self.locality = locality
+        self.app = app
+        self.n = len(self.processes)
+
+    def init(self, me: str) -> LcbProc:
+        """``upon Init`` of both layers, and the program's initial state."""
+        return LcbProc(UrbState(), LcbLocal.init(self.n), self.app.initial(me))
+
+    def can_invoke(self, me: str, local: LcbProc) -> bool:
+        return self.app.can_step(local.app, me)
+
+    def has_program(self, me: str, local: LcbProc) -> bool:
+        return self.app.has_more(local.app, me)
+
+    def is_done(self, me: str, local: LcbProc) -> bool:
+        return not self.app.has_more(local.app, me) and not local.urb.ready
+
+    def on_invoke(self, me: str, local: LcbProc) -> tuple[LcbProc, urb.Sends]:
+        app, m = self.app.step(local.app, me)
+        if m is None:
+            return LcbProc(local.urb, local.lcb, app, local.log), ()
+        lcb, payload = lcb_broadcast(local.lcb, self.ranks[me], m)
+        u, sends = urb.broadcast(local.urb, me, self.processes, payload)
+        return LcbProc(u, lcb, app, local.log + (lcurb.broadcast_event(m),)), sends
+
+    def on_receive(self, me: str, local: LcbProc, src: str, msg: Data) -> tuple[LcbProc, urb.Sends]:
+        u, sends = urb.receive(local.urb, me, self.processes, src, msg)
+        return LcbProc(u, local.lcb, local.app, local.log), sends
+
+    def internal(self, me: str, local: LcbProc) -> tuple[urb.Key, ...]:
+        return urb.deliverable(local.urb)
+
+    def on_internal(self, me: str, local: LcbProc, detail: tuple[Any, ...]) -> tuple[LcbProc, urb.Sends]:
+        """The URB ``candeliver`` rule fires for ``detail``, then the broadcast's handler."""
+        key = (detail[0], detail[1])
+        u = urb.deliver(local.urb, key)
+        lcb, delivered = lcb_urb_deliver(local.lcb, self.ranks, self.locality[me], key[0], key[1])
+        app, log = local.app, local.log
+        for sender, m in delivered:
+            app = self.app.on_deliver(app, me, sender, m)
+            log = log + (lcurb.deliver_event(sender, m),)
+        return LcbProc(u, lcb, app, log), ()
+
+    def ignores(self, me: str, local: LcbProc, msg: Data) -> bool:
+        return urb.is_dead(local.urb, msg.key)
+
+    def on_crash(self, me: str, local: LcbProc) -> LcbProc:
+        return LcbProc(UrbState(), LcbLocal.init(self.n), local.app, local.log)
+
+    def operations(self, me: str, local: LcbProc) -> list[list[Any]]:
+        return self.app.operations(local.app, me)
+
+    def delivery_log(self, me: str, local: LcbProc) -> tuple[lcurb.Event, ...]:
+        return local.log
+
+    def message_name(self, msg: Data) -> tuple[Any, ...]:
+        return (msg.origin, msg.payload)
+
+    def message_order(self, msg: Data) -> str:
+        return repr(msg)
 
 
-def _msg_id(d: Data) -> tuple[Any, ...]:
-    return (d.origin, d.payload)
-
+# ---- the system -----------------------------------------------------------------------------
 
 URB_DELIVERY = ("deferred", "lazy", "eager")
 
 
-class LcbSystem:
-    """The localized causal broadcast over majority-ack URB, as a step-API system.
+class LcbSystem(CrashStopSystem[LcbProc]):
+    """The localized causal broadcast over majority-ack URB at every process, with at
+    most ``crashes`` crashes among ``crashable`` (default: all).
 
-    ``urb_delivery`` says when the URB ``candeliver`` rule (an internal step) may fire:
+    ``urb_delivery`` says when the URB ``candeliver`` rule (an internal step) may fire
+    (:mod:`fisheye.impl.actors`, ``internal``):
 
     * ``lazy``: at any time once enabled (the algorithm's semantics, every schedule);
     * ``deferred`` (the default): the same runs up to the order of independent steps.
       A ``deliver`` step of p touches only p's own state (and discards copies that were
       already dead at p), so it commutes with every step of other processes and with p's
-      receipts and losses; it does not commute with p's own ``op``, ``crash`` or other
-      ``deliver`` steps.  Any lazy run can therefore be rearranged, keeping the order of
-      those dependent steps and reaching the *same* state, so that each of p's deliveries
-      happens just before p's next ``op`` or ``crash``, or at the end, when no ``op``,
-      ``recv`` or ``lose`` step is left.  ``deferred`` offers ``deliver`` steps only while
-      p has program left or at the end, and lets a ``crash`` step deliver any ordered
-      selection of p's ready messages first (``detail``); it reaches exactly the lazy
-      system's terminal states (hence the same delivery logs, histories and verdicts)
-      through far fewer states.  Crashes are deferred likewise, in the other direction:
-      a crash of p commutes with every step of another process (messages to p are
-      discarded whether they are sent before or after it) and with p's losses, so it can
-      be moved back to just after p's last ``op`` or ``recv`` step and the deliveries
-      that followed it.  ``deferred`` therefore offers ``crash`` only before p's first
-      step, and otherwise the composite steps ``op+crash`` / ``recv+crash`` (the step,
-      then an ordered selection of p's ready messages delivered, then the crash; ``detail
-      = (the step's detail, the delivered keys)``).  The tests compare the terminal sets
-      of ``lazy`` and ``deferred``;
+      receipts and losses; deliveries are offered only while p has program left or at
+      the end, crashes only before p's first step or as ``op+crash`` / ``recv+crash``
+      steps that deliver an ordered selection of p's ready messages first.  It reaches
+      exactly the lazy system's terminal states (hence the same delivery logs,
+      histories and verdicts) through far fewer states; the tests compare them;
     * ``eager``: the rule fires inside the step that enabled it.  A *restriction*: it
       misses runs (e.g. a process that holds a deliverable message while it receives
       another); kept only to explore larger configurations, never as a proof.
-    """
+
+    ``graph`` is the graph of mutual locality (p - q iff each is in the other's
+    locality, :func:`mutual_locality_graph`).  Exploring each set of at most F
+    processes with exactly those crashable, and taking
+    the union, gives the runs with at most F crashes without a crash budget shared by
+    all (then crashes are independent: :class:`fisheye.impl.api.CrashStop`)."""
 
     def __init__(self, processes: Sequence[str], locality: Mapping[str, Iterable[str]], app: App, *,
                  crashes: int = 0, network: Network | str = Network.FIFO, urb_delivery: str = "deferred",
                  name: str = "lcb", crashable: Iterable[str] | None = None):
-        self.processes = tuple(processes)
-        known = set(self.processes)
-        self.locality = {p: frozenset(locality.get(p, ())) for p in self.processes}
+        processes = tuple(processes)
+        known = set(processes)
+        self.locality = {p: frozenset(locality.get(p, ())) for p in processes}
         for p, qs in self.locality.items():
             if not qs <= known:
                 raise ValueError(f"locality of {p} names unknown processes {sorted(qs - known)}")
-        if crashes < 0:
-            raise ValueError("the number of crashes must be >= 0")
-        self.app = app
-        self.max_crashes = crashes
-        # ``crashable``: the processes allowed to crash (default: all).  Exploring each
-        # set of at most F processes with exactly those crashable, and taking the union,
-        # gives the runs with at most F crashes, without the crash budget shared by all.
-        self.crashable = frozenset(self.processes if crashable is None else crashable)
-        if not self.crashable <= known:
-            raise ValueError(f"crashable names unknown processes {sorted(self.crashable - known)}")
-        self.network = Network(network)
         if urb_delivery not in URB_DELIVERY:
             raise ValueError(f"urb_delivery must be one of {', '.join(URB_DELIVERY)}, not {urb_delivery!r}")
         self.urb_delivery = urb_delivery
-        self.eager = urb_delivery == "eager"
-        self.deferred = urb_delivery == "deferred"
+        self.app = app
         self.name = name
-        self.n = len(self.processes)
-        self.ranks = {p: i for i, p in enumerate(self.processes)}
-        self._initial_procs = tuple(Proc(UrbState(), LcbLocal.init(self.n), app.initial(p))
-                                    for p in self.processes)
-        self.graph: ProximityGraph = mutual_locality_graph(self.processes, self.locality)
+        graph = mutual_locality_graph(processes, self.locality)
+        super().__init__(LcbProcess(processes, self.locality, app), processes, name="lcb", graph=graph,
+                         network=network, scenario=name, model=None, internal=urb_delivery,
+                         crashes=crashes, crashable=crashable)
+        self.ranks = dict(self._index)
         loc = tuple(sorted((p, tuple(sorted(qs))) for p, qs in self.locality.items()))
         self.info = SystemInfo("lcb", name, self.network, self.graph, variant="published", crashes=crashes,
                                options=(("locality", loc), ("urb_delivery", urb_delivery)))
+        self.add_properties(*self._lcurb_properties())
 
-    # -- derived descriptions (``graph``: the graph of mutual locality, p - q iff each
-    # is in the other's locality) --
-    def describe(self) -> dict[str, Any]:
-        """What the explorer's report says about the system."""
-        return {"scenario": self.name, "algorithm": "lcb", "variant": "published", "mutant": None,
-                "network": self.network.value, "crashes": self.max_crashes, "urb_delivery": self.urb_delivery,
-                "locality": {p: sorted(qs) for p, qs in self.locality.items()},
-                "graph": self.graph.to_json()}
-
-    def properties(self) -> tuple[Property, ...]:
+    def _lcurb_properties(self) -> tuple[Property, ...]:
         """LCURB1-LCURB5 (always, on the delivery logs; LCURB1 and LCURB4 judged at the
-        end of a run), deadlock freedom, and some complete run."""
+        end of a run); deadlock freedom and some complete run follow them."""
         def prop(name: str) -> Property:
-            def check(state: LcbState, complete: bool) -> str | None:
+            def check(state: GlobalState, complete: bool) -> str | None:
                 found = [v for v in self.broadcast_violations(state, complete=complete) if v.prop == name]
                 return str(found[0]) if found else None
             return Property(name, Expectation.ALWAYS, PropertyKind.BROADCAST, check)
-        return (*(prop(name) for name in lcurb.PROPERTIES), deadlock_freedom(self.is_final),
-                some_complete_run())
+        return tuple(prop(name) for name in lcurb.PROPERTIES)
 
-    def in_transit(self, state: LcbState) -> dict[Channel, tuple[Data, ...]]:
-        """The URB messages in transit, per non-empty channel (src, dst)."""
-        return net.in_transit(state.chans, self.processes)
-
-    # -- System protocol --
-    def initial(self) -> LcbState:
-        return LcbState(self._initial_procs, ((),) * (self.n * self.n))
-
-    def enabled(self, state: LcbState) -> list[Step]:
-        """Steps in process order; per process: ``op``, ``deliver``, ``recv``/``lose``
-        (by sender), ``crash``.  With ``urb_delivery="deferred"`` a ``deliver`` step of
-        ``p`` is offered only while ``p`` has program left or when no ``op``, ``recv`` or
-        ``lose`` step is enabled anywhere, and a crash may deliver some ready messages
-        first (``detail``: their keys, in order); see :class:`LcbSystem`."""
-        n, ps = self.n, self.processes
-        can_crash = state.crashes < self.max_crashes
-        per: list[tuple[list[Step], bool]] = []
-        busy = False  # some op, recv or lose step is enabled
-        for i, p in enumerate(ps):
-            pr = state.procs[i]
-            steps: list[Step] = []
-            if pr.crashed:
-                per.append((steps, False))
-                continue
-            if self.app.can_step(pr.app, p):
-                steps.append(Step("op", p))
-            for j, src in enumerate(ps):
-                chan = state.chans[j * n + i]
-                if not chan:
-                    continue
-                kinds = ("recv", "lose") if state.procs[j].crashed else ("recv",)
-                for kind in kinds:
-                    if self.network is Network.FIFO:
-                        steps.append(Step(kind, p, src))
-                    else:
-                        steps.extend(Step(kind, p, src, _msg_id(d)) for d in dict.fromkeys(chan))
-            busy = busy or bool(steps)
-            per.append((steps, not self.deferred or self.app.has_more(pr.app, p)))
-        out: list[Step] = []
-        for i, (steps, may_deliver) in enumerate(per):
-            pr, p = state.procs[i], ps[i]
-            if pr.crashed:
-                continue
-            ready = urb.deliverable(pr.urb)
-            k = 1 if steps and steps[0].kind == "op" else 0
-            out.extend(steps[:k])
-            if ready and (may_deliver or not busy):
-                out.extend(Step("deliver", p, None, key) for key in ready)
-            out.extend(steps[k:])
-            if can_crash and self.deferred and p in self.crashable:
-                out.extend(self._crash_steps(state, i, steps))
-        if can_crash and not self.deferred and out:  # a run that is over has no crash left
-            out.extend(Step("crash", p) for p, pr in zip(ps, state.procs, strict=True)
-                       if not pr.crashed and p in self.crashable)
-        return out
-
-    def may_send(self, state: LcbState, q: str, p: str) -> bool:
+    def may_send(self, state: GlobalState, q: str, p: str) -> bool:
         """An over-approximation of "q may still append a message to the channel q -> p":
         q is alive and either some live process still has program left (a broadcast, which
         q would relay), or a message in transit to q carries a key q has not seen yet (q
         relays a message the first time it receives it, ``receive`` in URB)."""
+        procs = state.procs
         qi = self.ranks[q]
-        pr = state.procs[qi]
-        if pr.crashed or state.procs[self.ranks[p]].crashed:
+        pr = procs[qi]
+        if isinstance(pr, Crashed) or isinstance(procs[self.ranks[p]], Crashed):
             return False
-        for r, other in zip(self.processes, state.procs, strict=True):
-            if not other.crashed and self.app.has_more(other.app, r):
+        for r, other in zip(self.processes, procs, strict=True):
+            if not isinstance(other, Crashed) and self.app.has_more(other.app, r):
                 return True
         n = self.n
-        return any(d.key not in pr.urb.pending for j in range(n) for d in state.chans[j * n + qi])
+        return any(d.key not in pr.urb.pending for j in range(n) for d in state.channels[j * n + qi])
 
-    def _crash_steps(self, state: LcbState, i: int, steps: list[Step]) -> list[Step]:
-        """Deferred mode: p crashes before doing anything (``crash``), or right after one of
-        its ``op``/``recv`` steps ``t``, having delivered an ordered selection of its ready
-        messages (``t.kind + "+crash"``, ``detail = (t.detail, burst)``)."""
-        p = self.processes[i]
-        out = [Step("crash", p)] if state.procs[i] == self._initial_procs[i] else []
-        for t in steps:
-            if t.kind not in ("op", "recv"):
-                continue
-            after = self.apply(state, t).procs[i]
-            for burst in ((),) + tuple(_bursts(urb.deliverable(after.urb))):
-                out.append(Step(t.kind + "+crash", p, t.src, (t.detail, burst)))
-        return out
-
-    def apply(self, state: LcbState, step: Step) -> LcbState:
-        i = self.ranks[step.process]
-        pr = state.procs[i]
-        if pr.crashed:
-            raise ValueError(f"{step}: {step.process} has crashed")
-        if step.kind == "crash":
-            return self._crash(state, i, step.detail)
-        if step.kind in ("op+crash", "recv+crash"):
-            base = Step(step.kind[:-6], step.process, step.src, step.detail[0])
-            return self._crash(self.apply(state, base), i, step.detail[1])
-        if step.kind in ("recv", "lose"):
-            j = self.ranks[step.src]
-            chans, msg = self._take(state.chans, j, i, step)
-            state = LcbState(state.procs, chans, state.crashes)
-            if step.kind == "lose":
-                return state
-            u, sends = urb.receive(pr.urb, step.process, self.processes, step.src, msg)
-            return self._after(state, i, self._eager(Proc(u, pr.lcb, pr.app, pr.log), step.process), sends)
-        if step.kind == "deliver":
-            key = (step.detail[0], step.detail[1])
-            if key not in pr.urb.ready:
-                raise ValueError(f"{step}: not deliverable")
-            return self._after(state, i, self._deliver(pr, step.process, key), ())
-        if step.kind == "op":
-            app, m = self.app.step(pr.app, step.process)
-            if m is None:
-                return self._after(state, i, Proc(pr.urb, pr.lcb, app, pr.log), ())
-            lcb, payload = lcb_broadcast(pr.lcb, i, m)
-            u, sends = urb.broadcast(pr.urb, step.process, self.processes, payload)
-            pr = self._eager(Proc(u, lcb, app, pr.log + (lcurb.broadcast_event(m),)), step.process)
-            return self._after(state, i, pr, sends)
-        raise ValueError(f"unknown step kind {step.kind!r}")
-
-    def _deliver(self, pr: Proc, p: str, key: urb.Key) -> Proc:
-        """The URB ``candeliver`` rule fires for ``key``, then the broadcast's handler."""
-        u = urb.deliver(pr.urb, key)
-        lcb, delivered = lcb_urb_deliver(pr.lcb, self.ranks, self.locality[p], key[0], key[1])
-        app, log = pr.app, pr.log
-        for sender, m in delivered:
-            app = self.app.on_deliver(app, p, sender, m)
-            log = log + (lcurb.deliver_event(sender, m),)
-        return Proc(u, lcb, app, log)
-
-    def _eager(self, pr: Proc, p: str) -> Proc:
-        """With ``urb_delivery="eager"``, the ``candeliver`` rule fires at once, inside
-        the step that enabled it."""
-        if self.eager:
-            for key in urb.deliverable(pr.urb):
-                pr = self._deliver(pr, p, key)
-        return pr
-
-    def is_final(self, state: LcbState) -> bool:
+    def is_final(self, state: GlobalState) -> bool:
         """A run ends when no step is enabled (see the module docstring)."""
         return not self.enabled(state)
 
-    def history(self, state: LcbState) -> History:
-        return self.app.history(self.processes, [pr.app for pr in state.procs])
+    def history(self, state: GlobalState) -> History:
+        """The register operations of the program (none for :class:`BroadcastApp`), as a
+        history without a graph: the localities are not a proximity graph, and a check
+        names the graph it judges with."""
+        ops = {p: self.actor.operations(p, local.local if isinstance(local, Crashed) else local)
+               for p, local in zip(self.processes, state.procs, strict=True)}
+        return record_history(self.processes, ProximityGraph.empty(self.processes), ops,
+                              self.app.initial_values)
 
-    def delivery_logs(self, state: LcbState) -> dict[str, tuple[lcurb.Event, ...]]:
-        return {p: pr.log for p, pr in zip(self.processes, state.procs, strict=True)}
-
-    def broadcast_violations(self, state: LcbState, *, complete: bool | None = None) -> list[lcurb.Violation]:
+    def broadcast_violations(self, state: GlobalState, *, complete: bool | None = None
+                             ) -> list[lcurb.Violation]:
         """LCURB1–LCURB5 on ``state`` (the explorer's hook; validity and agreement are
         judged only when ``complete``, by default when no step is enabled)."""
         run = self.run(state)
@@ -507,67 +437,15 @@ class LcbSystem:
             run = replace(run, complete=complete)
         return lcurb.check(run)
 
-    def crashed(self, state: LcbState) -> frozenset[str]:
-        return frozenset(p for p, pr in zip(self.processes, state.procs, strict=True) if pr.crashed)
-
-    def run(self, state: LcbState) -> lcurb.BroadcastRun:
+    def run(self, state: GlobalState) -> lcurb.BroadcastRun:
         """The delivery logs of ``state`` as a run for :mod:`fisheye.spec.lcurb`."""
         return lcurb.make_run(self.processes, self.locality, self.delivery_logs(state),
                               self.crashed(state), complete=self.is_final(state))
-
-    # -- internals --
-    def _take(self, chans: tuple[tuple[Data, ...], ...], j: int, i: int, step: Step
-              ) -> tuple[tuple[tuple[Data, ...], ...], Data]:
-        try:
-            return net.take(chans, self.n, j, i, self.network, step.detail, _msg_id)
-        except ValueError:
-            raise ValueError(f"{step}: no such message in the channel") from None
-
-    def _after(self, state: LcbState, i: int, pr: Proc, sends: urb.Sends) -> LcbState:
-        """Install ``pr`` as process ``i``'s new state and put ``sends`` on the network.
-
-        Reduction (exact): copies of a message that are *dead* at their destination
-        (:func:`fisheye.impl.urb.is_dead`: receiving them would only empty the channel)
-        are discarded, both those just sent and those already in transit to ``i``."""
-        n = self.n
-        procs = state.procs[:i] + (pr,) + state.procs[i + 1:]
-        chans = list(state.chans)
-        u = pr.urb
-        if u.ready or u.delivered:
-            for j in range(n):
-                c = chans[j * n + i]
-                if c and any(urb.is_dead(u, d.key) for d in c):
-                    chans[j * n + i] = tuple(d for d in c if not urb.is_dead(u, d.key))
-        # a crashed process never receives anything; a dead copy is a no-op
-        live = [(j, msg) for j, msg in ((self.ranks[dst], msg) for dst, msg in sends)
-                if not procs[j].crashed and not urb.is_dead(procs[j].urb, msg.key)]
-        chans_out = net.send_all(tuple(chans), n, i, live, self.network, _msg_id, repr)
-        return LcbState(procs, chans_out, state.crashes)
-
-    def _crash(self, state: LcbState, i: int, burst: tuple[Any, ...] = ()) -> LcbState:
-        if state.crashes >= self.max_crashes:
-            raise ValueError(f"crash of {self.processes[i]}: at most {self.max_crashes} crashes")
-        pr = state.procs[i]
-        for key in burst:  # deferred deliveries, just before the crash
-            key = (key[0], key[1])
-            if key not in pr.urb.ready:
-                raise ValueError(f"crash of {self.processes[i]}: {key!r} is not deliverable")
-            pr = self._deliver(pr, self.processes[i], key)
-        # Normalise: a crashed process's URB and broadcast state can no longer matter.
-        dead = Proc(UrbState(), LcbLocal.init(self.n), pr.app, pr.log, crashed=True)
-        procs = state.procs[:i] + (dead,) + state.procs[i + 1:]
-        chans = tuple(() if k % self.n == i else c for k, c in enumerate(state.chans))
-        return LcbState(procs, chans, state.crashes + 1)
 
 
 def crashes_in(schedule: Iterable[Step]) -> int:
     """The number of crashes a schedule performs (``crash`` and ``...+crash`` steps)."""
     return sum(1 for s in schedule if s.kind == "crash" or s.kind.endswith("+crash"))
-
-
-def _bursts(ready: Sequence[Any]) -> list[tuple[Any, ...]]:
-    """Every non-empty ordered selection of ``ready`` (deliveries just before a crash)."""
-    return [perm for r in range(1, len(ready) + 1) for perm in permutations(ready, r)]
 
 
 def mutual_locality_graph(processes: Sequence[str], locality: Mapping[str, frozenset[str]]) -> ProximityGraph:
@@ -577,13 +455,13 @@ def mutual_locality_graph(processes: Sequence[str], locality: Mapping[str, froze
     return ProximityGraph.of(processes, edges)
 
 
-def check_run(system: LcbSystem, state: LcbState) -> list[lcurb.Violation]:
+def check_run(system: LcbSystem, state: GlobalState) -> list[lcurb.Violation]:
     """LCURB1–LCURB5 on the delivery logs of ``state`` (validity and agreement only if
     the run has ended: no step enabled)."""
     return lcurb.check(system.run(state))
 
 
-def check_state(system: LcbSystem, state: LcbState) -> list[lcurb.Violation]:
+def check_state(system: LcbSystem, state: GlobalState) -> list[lcurb.Violation]:
     """The safety properties (LCURB2, 3, 5), to check in every reachable state."""
     return lcurb.check_safety(system.run(state))
 

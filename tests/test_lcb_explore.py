@@ -98,8 +98,8 @@ def test_cli_explore_lcb3(run_cli):
 
 
 def test_crash_fates_with_persistent_sets_reach_exactly_the_terminal_states_of_the_full_search():
-    found: dict = {}
-    plain = explore(make_lcb_system("lcb3", crashes=1), terminals=found)
+    found: set = set()
+    plain = explore(make_lcb_system("lcb3", crashes=1), on_terminal=lambda s, _kind: found.add(s))
     fates = explore_fates("lcb3", 1)
     assert set(fates.terminals) == set(found) and fates.violations == plain.violations == {}
     assert (plain.states, fates.states, fates.terminal_states) == (2772, 1911, 119)

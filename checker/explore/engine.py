@@ -115,14 +115,16 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
             max_depth: int | None = None, timeout: float | None = None, progress: Progress | None = None,
             memory: int | None = None, exact: bool = False, checkpoint: str | None = None,
             resume: bool = False, checkpoint_every: float = 300.0,
-            on_level: Callable[[int, int], None] | None = None,
+            on_level: Callable[[int, int], str | None] | None = None,
             on_terminal: Callable[[Any, str], None] | None = None) -> dict[str, Any]:
     """Explore every state reachable in the reduced graph; return the report.
 
     ``memory``: bytes the search may use (the frontier goes to disk beyond what the
     visited set leaves); ``exact``: keep exact states instead of fingerprints;
     ``checkpoint``/``resume``/``checkpoint_every``: see the module doc;
-    ``on_terminal(state, kind)`` sees every distinct terminal state (tests)."""
+    ``on_terminal(state, kind)`` sees every distinct terminal state (tests);
+    ``on_level(depth, states)`` is called after each level; a reason it returns (a
+    string) stops the search there (``stopped``, not complete)."""
     system, codec = ctx.system, ctx.codec
     encode, decode = codec.encode, codec.decode
     start = time.perf_counter()
@@ -244,7 +246,9 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
             visited.merge(new)
             del new
             if on_level is not None:
-                on_level(depth, states)
+                why = on_level(depth, states)
+                if why and stopped is None and len(nxt):
+                    stopped = why
             frontier = nxt
             if stopped is None and len(frontier):
                 depth += 1

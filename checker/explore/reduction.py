@@ -18,7 +18,14 @@ Two reductions, chosen by what the system offers:
   q -> p is empty (or unordered), and q may still send to p => q in P".  Steps of
   different processes commute (a step of p changes p's state, pops a channel into p,
   appends to channels out of p), and the only way a process outside P can affect P is to
-  enable a receipt, which the closure forbids.
+  enable a receipt, which the closure forbids.  For crash-stop systems whose crashes are
+  independent (:class:`fisheye.impl.api.CrashStop`, e.g. the localized causal
+  broadcast with one crashable set at a time) the same sets, with ``crash``, ``lose``
+  and ``op+crash``/``recv+crash`` steps, and one more reason for q to join P: q may
+  still crash while the channel q -> p is or may become non-empty (its crash would
+  enable the loss of a message at p).  A crash of q changes q's state, empties the
+  channels into q and drops later messages to q, so it commutes with every step of
+  another process.
 
 Both preserve every reachable terminal state (complete runs and deadlocks) of a finite
 acyclic state space, hence every complete history, outcome and violation judged on
@@ -30,9 +37,19 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from fisheye.impl.api import HasChannels, MessagePassing, Network, PorModel, Quotient, Step
+from fisheye.impl.api import (
+    CRASH_KINDS,
+    CrashStop,
+    HasChannels,
+    MessagePassing,
+    Network,
+    PorModel,
+    Quotient,
+    Step,
+)
 
 PROCESS_KINDS = frozenset({"op", "deliver", "recv"})
+CRASH_STOP_KINDS = PROCESS_KINDS | CRASH_KINDS
 REDUCTIONS = ("auto", "none", "stubborn", "process")
 
 
@@ -46,11 +63,20 @@ def _message_passing(system: Any) -> MessagePassing[Any] | None:
     return None
 
 
+def _crash_stop(system: Any) -> CrashStop[Any] | None:
+    """The system as a crash-stop message-passing system whose crashes are independent
+    (the only crash-stop systems the process-level sets apply to), if it is one."""
+    if isinstance(system, CrashStop) and system.independent_crashes:
+        return system
+    return None
+
+
 def kind_of(system: Any, reduction: str) -> str:
     """The reduction actually used for ``system``: ``auto`` picks stubborn sets when
     the system has a supported :class:`~fisheye.impl.api.PorModel`, the process-level
     sets when it declares :class:`~fisheye.impl.api.MessagePassing` (their
-    assumption), and no reduction otherwise."""
+    assumption) or :class:`~fisheye.impl.api.CrashStop` with independent crashes, and
+    no reduction otherwise."""
     if reduction == "none":
         return "none"
     has_model = isinstance(system, PorModel) and system.por_supported
@@ -58,7 +84,7 @@ def kind_of(system: Any, reduction: str) -> str:
         return "stubborn"
     if reduction == "stubborn":
         raise ValueError("this system has no transition model for stubborn sets")
-    if reduction == "auto" and _message_passing(system) is None:
+    if reduction == "auto" and _message_passing(system) is None and _crash_stop(system) is None:
         return "none"
     return "process"
 
@@ -77,11 +103,16 @@ def reducer(system: Any, reduction: str, *, may_send: Callable[[Any, str, str], 
             return _memoised_stubborn(system, system.por_key)
         return lambda state: stubborn_steps(system, state)
     mp = _message_passing(system)
+    cs = _crash_stop(system)
     if may_send is None and mp is not None:
         may_send = mp.may_send
+    if may_send is None and cs is not None:
+        may_send = cs.may_send
+    may_crash = cs.may_crash if cs is not None else None
     channels = mp if mp is not None else (system if isinstance(system, HasChannels) else None)
     unordered = channels is not None and channels.network is Network.UNORDERED
-    return lambda state: process_steps(system, state, may_send=may_send, unordered=unordered)
+    return lambda state: process_steps(system, state, may_send=may_send, unordered=unordered,
+                                       may_crash=may_crash)
 
 
 MEMO_LIMIT = 1 << 20
@@ -213,15 +244,18 @@ def stubborn_mask(system: Any, state: Any, enabled: dict[int, Step]) -> int:
 
 
 def process_steps(system: Any, state: Any, *, may_send: Callable[[Any, str, str], bool] | None = None,
-                  unordered: bool = False) -> list[Step]:
-    """All enabled steps of the smallest closed set of processes (see module doc)."""
+                  unordered: bool = False, may_crash: Callable[[Any, str], bool] | None = None) -> list[Step]:
+    """All enabled steps of the smallest closed set of processes (see module doc).
+    ``may_crash(state, q)``: given for a crash-stop system with independent crashes
+    (its crash steps are then allowed), an over-approximation of "q may still crash"."""
     steps = system.enabled(state)
     if len(steps) <= 1:
         return list(steps)
+    kinds = PROCESS_KINDS if may_crash is None else CRASH_STOP_KINDS
     by_proc: dict[str, list[Step]] = {}
     nonempty: dict[str, set[str]] = {}
     for s in steps:
-        if s.kind not in PROCESS_KINDS:
+        if s.kind not in kinds:
             return list(steps)            # unknown step kinds (e.g. crashes): no reduction
         by_proc.setdefault(s.process, []).append(s)
         if s.kind == "recv" and s.src is not None:
@@ -240,6 +274,16 @@ def process_steps(system: Any, state: Any, *, may_send: Callable[[Any, str, str]
             r = ms_cache[key] = bool(may_send(state, q, p))
         return r
 
+    crash_cache: dict[str, bool] = {}
+
+    def crashes(q: str) -> bool:
+        if may_crash is None:
+            return False
+        r = crash_cache.get(q)
+        if r is None:
+            r = crash_cache[q] = bool(may_crash(state, q))
+        return r
+
     best: list[Step] | None = None
     for start in procs:
         if start not in by_proc:
@@ -251,9 +295,12 @@ def process_steps(system: Any, state: Any, *, may_send: Callable[[Any, str, str]
         while stack and size < limit:
             p = stack.pop()
             size += len(by_proc.get(p, ()))
-            full = () if unordered else nonempty.get(p, ())
+            into = nonempty.get(p, ())
+            full = () if unordered else into
             for q in procs:
-                if q != p and q not in closed and q not in full and may(q, p):
+                if q == p or q in closed:
+                    continue
+                if (q not in full and may(q, p)) or (crashes(q) and (q in into or may(q, p))):
                     closed.add(q)
                     stack.append(q)
         if size >= limit:
