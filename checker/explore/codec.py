@@ -56,9 +56,14 @@ class CodecProvider(Protocol):
 
 
 def codec_of(system: Any) -> StateCodec:
-    """The system's own codec if it declares one, else :class:`TaggedCodec`."""
+    """The system's own codec if it declares one; else :class:`ComponentCodec` when its
+    initial state is a named tuple of tuples (a global state: processes, channels), else
+    :class:`TaggedCodec`."""
     if isinstance(system, CodecProvider):
         return system.state_codec()
+    s0 = system.initial()
+    if isinstance(s0, tuple) and hasattr(s0, "_fields") and all(type(f) is tuple for f in s0):
+        return ComponentCodec(type(s0))
     return TaggedCodec()
 
 
@@ -200,6 +205,95 @@ class TaggedCodec:
         if k != len(data):
             raise ValueError("trailing bytes in a state encoding")
         return v
+
+
+class ComponentCodec:
+    """:class:`TaggedCodec` per component for states that are a named tuple ``cls`` of
+    tuples (``GlobalState(procs, channels)``): a successor shares all but a few
+    components with its parent, so each component's bytes are memoised by identity when
+    encoding and by value when decoding (bounded caches, not pickled), and decoding
+    returns shared component objects that the next encoding recognises.
+
+    Layout: ``0x01``, the number of fields, then per field its length and per component
+    its byte length and its :class:`TaggedCodec` bytes.  A state of another shape is
+    ``0x00`` and its :class:`TaggedCodec` bytes, so every state has exactly one
+    encoding."""
+
+    CACHE = 1 << 18
+
+    def __init__(self, cls: type):
+        self.cls = cls
+        self._reset()
+
+    def _reset(self) -> None:
+        self._enc: dict[int, tuple[Any, bytes]] = {}
+        self._dec: dict[bytes, Any] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"cls": self.cls}
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        self.cls = d["cls"]
+        self._reset()
+
+    def _component(self, x: Any) -> bytes:
+        e = self._enc.get(id(x))
+        if e is not None and e[0] is x:
+            return e[1]
+        out = bytearray()
+        _enc(x, out)
+        b = bytes(out)
+        if len(self._enc) >= self.CACHE:
+            self._enc.clear()
+        self._enc[id(x)] = (x, b)
+        return b
+
+    def encode(self, state: Any) -> bytes:
+        if type(state) is not self.cls or not all(type(f) is tuple for f in state):
+            return b"\x00" + TaggedCodec().encode(state)
+        out = [b"\x01", _lenb(len(state))]
+        comp = self._component
+        for f in state:
+            out.append(_lenb(len(f)))
+            for x in f:
+                b = comp(x)
+                out.append(_lenb(len(b)))
+                out.append(b)
+        return b"".join(out)
+
+    def decode(self, data: bytes) -> Any:
+        if data[:1] == b"\x00":
+            return TaggedCodec().decode(data[1:])
+        if data[:1] != b"\x01":
+            raise ValueError("not a component encoding")
+        k = 1
+        nf = int.from_bytes(data[k:k + 4], "little")
+        k += 4
+        dec = self._dec
+        fields = []
+        for _ in range(nf):
+            m = int.from_bytes(data[k:k + 4], "little")
+            k += 4
+            items = []
+            for _ in range(m):
+                ln = int.from_bytes(data[k:k + 4], "little")
+                b = data[k + 4:k + 4 + ln]
+                k += 4 + ln
+                x = dec.get(b)
+                if x is None:
+                    v, end = _dec(b, 0)
+                    if end != len(b):
+                        raise ValueError("trailing bytes in a component encoding")
+                    if len(dec) >= self.CACHE:
+                        dec.clear()
+                    x = dec[b] = v
+                    if len(self._enc) < self.CACHE:
+                        self._enc[id(x)] = (x, bytes(b))
+                items.append(x)
+            fields.append(tuple(items))
+        if k != len(data):
+            raise ValueError("trailing bytes in a state encoding")
+        return self.cls(*fields)
 
 
 def encode(state: Any) -> bytes:
