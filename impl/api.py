@@ -28,6 +28,7 @@ class to inherit):
 
 * :class:`HasOutcomes` -- named reads whose values are the run's *outcome*;
 * :class:`ConditionedRuns` -- reads conditioned on a figure's values (pruning);
+* :class:`ConditionsReads` -- the conditioning enforced when reads are enabled;
 * :class:`HasInfeasible` -- terminal states that are not runs of a specification;
 * :class:`HasChannels` -- an explicit network: the messages in transit per channel
   (and, by :func:`step_sends`, the messages a step sends);
@@ -369,6 +370,20 @@ class ConditionedRuns(Protocol[S]):
     never changes), so an explorer may stop such a run (prune) soundly."""
 
     def matches_expected(self, state: S) -> bool: ...
+
+
+@runtime_checkable
+class ConditionsReads(Protocol[S]):
+    """Conditioning enforced by the system itself: a conditioning read is enabled only
+    when it returns the figure's value (as an await), so no run deviates, and the
+    explorer never visits the states that follow a deviating read.  Assumes: called only
+    on a state with no enabled step; true means a conditioning read waits for a value it
+    can no longer get, i.e. without the condition that read would run and deviate, so
+    the state is neither a complete run nor a deadlock of the figure's runs (an explorer
+    counts it as pruned).  With this, the terminal states are exactly the complete runs
+    and deadlocks whose reads match the figure, plus the deviations."""
+
+    def blocked_by_condition(self, state: S) -> bool: ...
 
 
 @runtime_checkable

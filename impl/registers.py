@@ -39,13 +39,18 @@ def initial_state(copies: tuple[Value, ...]) -> RegState:
     return RegState(0, False, copies, ())
 
 
-def next_enabled(ops: tuple[Operation, ...], reg_index: dict[str, int], st: RegState) -> bool:
-    """Whether the process's next program operation can be invoked now."""
+def next_enabled(ops: tuple[Operation, ...], reg_index: dict[str, int], st: RegState,
+                 conditioned: bool = False) -> bool:
+    """Whether the process's next program operation can be invoked now.  ``conditioned``:
+    a read with a figure's value (``Read.expect``) is enabled only when it returns that
+    value, as an await is (the runs of a figure, without the runs that deviate from it)."""
     if st.waiting or st.pc >= len(ops):
         return False
     op = ops[st.pc]
     if isinstance(op, Await):
         return st.copies[reg_index[op.register]] == op.value
+    if conditioned and isinstance(op, Read) and op.expect is not None:
+        return st.copies[reg_index[op.register]] == op.expect
     return True
 
 

@@ -75,7 +75,7 @@ class TocoSystem(MessagePassing["GlobalState"]):
 
     def __init__(self, program: Program, graph: ProximityGraph, *, network: Network = Network.FIFO,
                  variant: Variant = Variant.CORRECTED, mutant: Mutant | None = None,
-                 scenario: str | None = None):
+                 scenario: str | None = None, condition_reads: bool = False):
         if graph.processes != program.processes:
             graph = ProximityGraph.of(program.processes, graph.edges)
         self.program = program
@@ -97,8 +97,19 @@ class TocoSystem(MessagePassing["GlobalState"]):
             use_t1=mutant is not Mutant.NO_T1,
             use_t2=mutant is not Mutant.NO_T2) for i in range(n))
         self._wait = mutant is not Mutant.WRITE_RETURNS_EARLY
+        # the runs of a figure only: a read with the figure's value waits for it
+        self.condition_reads = condition_reads and any(
+            isinstance(op, Read) and op.expect is not None for o in program.ops for op in o)
         self.registers = program.registers
         self._reg_index = {r: k for k, r in enumerate(self.registers)}
+        # per process: its writes (register, value) in order; from each pc, its
+        # conditioning reads still to run (register index, figure's value)
+        self._writes = tuple(tuple((op.register, op.value) for op in o if isinstance(op, Write))
+                             for o in program.ops)
+        self._conditions_from = tuple(
+            tuple(tuple((self._reg_index[op.register], op.register, op.expect) for op in o[pc:]
+                        if isinstance(op, Read) and op.expect is not None)
+                  for pc in range(len(o) + 1)) for o in program.ops)
         init = dict(program.initial)
         self._copies0: tuple[Value, ...] = tuple(init.get(r, DEFAULT_INITIAL) for r in self.registers)
         self._ops = program.ops
@@ -135,8 +146,9 @@ class TocoSystem(MessagePassing["GlobalState"]):
         steps: list[Step] = []
         n, ops, ri, network, chans = self.n, self._ops, self._reg_index, self.network, state.channels
         fifo = network is Network.FIFO
+        cond = self.condition_reads
         for i, ps in enumerate(state.procs):
-            if registers.next_enabled(ops[i], ri, ps.reg):
+            if registers.next_enabled(ops[i], ri, ps.reg, cond):
                 steps.append(self._op_steps[i])
             if ps.toco.pending and self._select(i, ps.toco) is not None:
                 steps.append(self._deliver_steps[i])
@@ -174,7 +186,7 @@ class TocoSystem(MessagePassing["GlobalState"]):
                   ) -> tuple[ProcState, tuple[tuple[int, Wire], ...]]:
         """p_i invokes its next operation: Algorithm 2 lines 1-3 or 6-7; a write
         toco-broadcasts (Algorithm 1 lines 1-6)."""
-        if not registers.next_enabled(self._ops[i], self._reg_index, ps.reg):
+        if not registers.next_enabled(self._ops[i], self._reg_index, ps.reg, self.condition_reads):
             raise ValueError(f"step {step or Step('op', self.processes[i])} is not enabled")
         reg, payload = registers.invoke(self._ops[i], self._reg_index, ps.reg, wait=self._wait)
         if payload is None:
@@ -259,10 +271,53 @@ class TocoSystem(MessagePassing["GlobalState"]):
         """The values returned by the named reads executed so far."""
         return {op.name: v for op, v in self._executed_reads(state) if op.name}
 
+    def blocked_by_condition(self, state: GlobalState) -> bool:
+        """With ``condition_reads``, on a state with no enabled step: whether a process
+        waits at a read for the figure's value, which it can no longer get (without the
+        condition the read would run and return another value: the run deviates)."""
+        if not self.condition_reads:
+            return False
+        ops, ri = self._ops, self._reg_index
+        return any(registers.next_enabled(ops[i], ri, ps.reg)
+                   and not registers.next_enabled(ops[i], ri, ps.reg, True)
+                   for i, ps in enumerate(state.procs))
+
     def matches_expected(self, state: GlobalState) -> bool:
         """Whether every executed read with a figure value (``Read.expect``) returned it
-        (fig6: the runs whose other reads return the values of Figure 6)."""
+        (fig6: the runs whose other reads return the values of Figure 6).  With
+        ``condition_reads`` no read deviates; instead a run stops matching once a
+        conditioning read still to run can no longer return its value (:meth:`_doomed`)."""
+        if self.condition_reads:
+            return not self._doomed(state)
         return all(op.expect is None or v == op.expect for op, v in self._executed_reads(state))
+
+    def _doomed(self, state: GlobalState) -> bool:
+        """Whether some conditioning read still to run at p_i can never return its
+        figure's value v on X: p_i's copy of X is not v and no write of v to X remains
+        that p_i has not delivered (Algorithm 2, lines 9-10 are the only writes of a
+        copy; p_j's messages are delivered in sequence order, from ``causal_i[j]`` on,
+        Algorithm 1 line 21; p_i's own from the first still pending or not yet sent).
+        Once true, true in every extension: the writes still to deliver only shrink."""
+        writes = self._writes
+        for i, ps in enumerate(state.procs):
+            conds = self._conditions_from[i][ps.reg.pc]
+            if not conds:
+                continue
+            t = ps.toco
+            copies = ps.reg.copies
+            for k, reg, v in conds:
+                if copies[k] == v:
+                    continue
+                for j in range(self.n):
+                    if j == i:
+                        start = t.sent - sum(1 for m in t.pending if m.sender == i)
+                    else:
+                        start = t.causal[j]
+                    if (reg, v) in writes[j][start:]:
+                        break
+                else:
+                    return True
+        return False
 
     def messages(self, state: GlobalState) -> dict[tuple[str, int], Msg]:
         """Every message broadcast so far, by (sender, seq) (for explanations)."""
@@ -323,7 +378,7 @@ class TocoProcess(Actor[ProcState]):
     def can_invoke(self, me: str, local: ProcState) -> bool:
         s = self.system
         i = self._index[me]
-        return registers.next_enabled(s._ops[i], s._reg_index, local.reg)
+        return registers.next_enabled(s._ops[i], s._reg_index, local.reg, s.condition_reads)
 
     def _named(self, sends: tuple[tuple[int, Wire], ...]) -> tuple[tuple[str, Wire], ...]:
         return tuple((self._names[j], w) for j, w in sends)
@@ -389,7 +444,7 @@ def resolve_program(scenario_or_program: str | Scenario | Program) -> tuple[Prog
 def make_system(scenario_or_program: str | Scenario | Program,
                 graph: str | ProximityGraph | Iterable[tuple[str, str]] | None = None, *,
                 network: str | Network = "fifo", variant: str | Variant = "corrected",
-                mutant: str | Mutant | None = None) -> TocoSystem:
+                mutant: str | Mutant | None = None, condition_reads: bool = False) -> TocoSystem:
     """The factory the CLI, the explorer and the tests use.
 
     ``graph``: a :class:`ProximityGraph`, a list of edges, or the contract's GRAPH text
@@ -413,7 +468,8 @@ def make_system(scenario_or_program: str | Scenario | Program,
     except ValueError:
         raise ValueError(f"unknown network {network!r} (expected fifo or unordered)") from None
     return TocoSystem(program, g, network=net_, variant=toco.parse_variant(variant),
-                      mutant=toco.parse_mutant(mutant), scenario=sc.name if sc else None)
+                      mutant=toco.parse_mutant(mutant), scenario=sc.name if sc else None,
+                      condition_reads=condition_reads)
 
 
 def toco_factory(request: SystemRequest) -> TocoSystem | AbstractSystem:

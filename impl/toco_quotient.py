@@ -206,6 +206,9 @@ class DeadClockSystem:
     def matches_expected(self, state: Any) -> bool:
         return self.raw.matches_expected(state)
 
+    def blocked_by_condition(self, state: Any) -> bool:
+        return self.raw.blocked_by_condition(state)
+
     def describe(self) -> dict[str, Any]:
         return self.raw.describe()
 

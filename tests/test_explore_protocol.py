@@ -125,7 +125,38 @@ def test_fig6_protocol_empty_graph_reproduces_the_cc_row():
     """Table 1's CC row by executing Algorithms 1 and 2 (no edge: no CATCH_UP is live)."""
     rep = run(make_context("fig6", "empty"), model="cc")
     assert rep["complete"] and rep["level"] == "protocol"
-    assert (rep["states"], rep["terminal_states"], rep["histories"]) == (23117, 497, 4)
-    assert rep["pruned"]["deviating_reads"] == 6853
+    assert (rep["states"], rep["terminal_states"], rep["histories"]) == (10616, 497, 4)
+    assert rep["pruned"]["deviating_reads"] == 710
     assert rep["outcomes"] == {"reads": ["x", "y"], "values": [[2, 4], [2, 5], [3, 4], [3, 5]]}
     assert rep["violations_total"] == 0 and rep["deadlocks"] == 0
+
+
+def _unconditioned(prog, graph, **kw):
+    """The figure's runs cut *after* a deviating read (the system does not condition its
+    reads): the search the conditioned one must agree with."""
+    from fisheye.checker.explore.expand import Context
+    from fisheye.checker.explore.scenarios import toco_may_send
+
+    raw = make_system(prog, graph, condition_reads=False, **kw)
+    assert not raw.condition_reads
+    return Context(ProtocolSystem(raw), reduction="auto", prune_deviations=True, may_send=toco_may_send(raw))
+
+
+@pytest.mark.parametrize("graph,mutant,network", [("empty", None, "fifo"), ("empty", "no-catch-up", "fifo")])
+def test_conditioned_reads_keep_every_run_of_the_figure(graph, mutant, network):
+    """A conditioning read enabled only when it returns the figure's value (and a run
+    cut once one can no longer get it) reaches exactly the terminal states, histories,
+    outcomes, deadlocks and violations of the search that cuts a run after a read
+    deviates, with fewer states."""
+    kw = {"mutant": mutant, "network": network}
+    plain, tp = explore(_unconditioned("fig6", graph, **kw), "fisheye")
+    cond_ctx = make_context("fig6", graph, **kw)
+    assert cond_ctx.system.raw.condition_reads
+    cond, tc = explore(cond_ctx, "fisheye")
+    assert plain["complete"] and cond["complete"]
+    assert tp == tc
+    for key in ("terminal_states", "histories", "deadlocks", "outcomes", "violations_total"):
+        assert plain[key] == cond[key], key
+    assert {(v["violates"], repr(v["history"])) for v in plain["violations"]} == \
+        {(v["violates"], repr(v["history"])) for v in cond["violations"]}
+    assert cond["states"] < plain["states"]

@@ -30,6 +30,7 @@ from typing import Any
 from fisheye.impl.api import (
     ChecksBroadcast,
     ConditionedRuns,
+    ConditionsReads,
     HasInfeasible,
     HasOutcomes,
     Judgement,
@@ -119,6 +120,8 @@ def classify(ctx: Context, state: Any, n_successors: int) -> str:
     system = ctx.system
     if system.is_final(state):
         return FINAL
+    if ctx.prune_deviations and has(ctx, ConditionsReads) and system.blocked_by_condition(state):
+        return PRUNED
     if has(ctx, HasInfeasible) and system.infeasible(state):
         return INFEASIBLE
     return DEADLOCK
@@ -193,6 +196,8 @@ def expand(ctx: Context, state: Any) -> Expansion:
         apply, enc = ctx.system.apply, ctx.codec.encode
         return Expansion(INNER, steps, tuple(enc(apply(state, s)) for s in steps), None)
     kind = classify(ctx, state, 0)
+    if kind == PRUNED:
+        return Expansion(PRUNED, (), (), None)
     return Expansion(kind, (), (), terminal_record(ctx, state, kind))
 
 

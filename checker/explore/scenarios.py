@@ -82,7 +82,8 @@ def make_context(scenario: str | Program, graph: str | ProximityGraph | None = "
     from fisheye.impl.system import make_system, resolve_program
 
     if level == "protocol":
-        raw = make_system(scenario, graph, network=network, variant=variant, mutant=mutant)
+        raw = make_system(scenario, graph, network=network, variant=variant, mutant=mutant,
+                          condition_reads=prune_deviations)
         if reduction == "none":       # the full search: the raw system, every step
             return Context(raw, reduction="none", prune_deviations=prune_deviations)
         from fisheye.impl.toco_quotient import ProtocolSystem
