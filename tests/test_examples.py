@@ -122,7 +122,7 @@ def test_help_examples_run(command, tmp_path, capsys, monkeypatch):
     lines = [ln.strip().split("  #")[0] for ln in text.split("examples:", 1)[1].splitlines()
              if ln.strip().startswith("fisheye ")]
     assert lines
-    for sub in ("examples", "counterexamples"):
+    for sub in ("examples", "counterexamples", "tests"):
         (tmp_path / sub).symlink_to(ROOT / sub)
     monkeypatch.chdir(tmp_path)
     for line in lines:
