@@ -34,6 +34,7 @@ from .. import counterexample as cxm
 from ..errors import UsageError
 from ..formats import FORMATS, NIL_READS, read_history_object
 from ..result import Verdict
+from .plain import models_help
 
 EPILOG = """examples:
   fisheye explain examples/fig4.json --model fisheye
@@ -54,8 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("file", metavar="FILE",
                    help="history file (JSON, Jepsen EDN, Jepsen log), counterexample file, or - "
                    "(standard input)")
-    p.add_argument("--model", choices=MODEL_NAMES, default=None,
-                   help="sc, cc, fisheye or fisheye-2014 (default: a counterexample's own)")
+    p.add_argument("--model", choices=MODEL_NAMES, default=None, metavar="MODEL",
+                   help=f"default: a counterexample's own; {models_help()}")
     p.add_argument("--graph", default="file", metavar="GRAPH",
                    help="empty, complete, file (the file's graph, default) or p:q,r:s")
     p.add_argument("--format", default="auto", choices=FORMATS,
