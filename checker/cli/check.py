@@ -43,7 +43,7 @@ SEVERITY = (BAD_INPUT, Verdict.VIOLATION.value, Verdict.UNKNOWN.value, Verdict.C
 """Outcomes of a batch, worst first: the batch's exit status is its worst file's.  Bad input
 comes first (the batch did not check everything it was given); a violation outranks unknown
 (it is a definite finding, and unknown means no violation was found)."""
-EXIT = {BAD_INPUT: 2, "violation": 1, "unknown": 3, "consistent": 0}
+EXIT = {BAD_INPUT: 2, **{v.value: v.exit_code for v in Verdict}}
 SUMMARY_ORDER = ("consistent", "violation", "unknown", BAD_INPUT)
 
 
