@@ -180,6 +180,9 @@ def test_a_json_history_on_standard_input_is_explained(run_cli, monkeypatch, fig
     ("({:type :invoke, :f :read}", ["-", "--model", "lin"], "<stdin>: is not EDN"),
     ("", ["{edn}", "--model", "lin", "--format", "jepsen-log"], "bad.edn"),
     ("", ["{fig}", "--model", "lin", "--nil-read", "any"], "--nil-read applies only to Jepsen"),
+    ("", ["{fig}", "--model", "lin"], "fig4-b1.json: model lin needs real time"),
+    ("", [str(JEPSEN / "porcupine-etcd_000.log"), "--model", "cc"],
+     "porcupine-etcd_000.log: model cc is not defined on histories with cas operations"),
 ])
 def test_bad_jepsen_input_is_one_line_naming_the_file(run_cli, monkeypatch, tmp_path, fig4, stdin, argv,
                                                      needle):

@@ -27,8 +27,8 @@ from typing import Any
 
 from fisheye.spec import realtime
 from fisheye.spec.graph import parse_graph_option
-from fisheye.spec.history import parse_history
-from fisheye.spec.models import MODEL_NAMES, Model
+from fisheye.spec.history import HistoryError, parse_history
+from fisheye.spec.models import MODEL_NAMES, Model, unsupported
 
 from .. import counterexample as cxm
 from ..errors import UsageError
@@ -130,6 +130,9 @@ def run(args: argparse.Namespace) -> int:
         return explain_property(cx, args)
     graph = parse_graph_option(args.graph, history.processes, history.edges)
     model = Model(model_name)
+    why = unsupported(history, model)
+    if why:
+        raise HistoryError(why, args.file)
     from ..explain import ExplainError, explain
 
     if realtime.handles(history, model):  # lin, fisheye-lin, sc with cas/maybe
