@@ -37,6 +37,7 @@ from fisheye.spec.models import Model
 from .explore.engine import explore as explore_engine
 from .explore.expand import Context, TerminalRecord
 from .explore.report import ReportBuilder
+from .result import Verdict
 
 
 @dataclass
@@ -166,39 +167,37 @@ def explore_fates(scenario: str, crashes: int, *, locality: Mapping[str, Iterabl
 
 @dataclass(frozen=True)
 class MemoryReport:
-    """Algorithm 2 over the broadcast: distinct histories and, per model, how many are
-    consistent, violations or unknown (with one shortest example of a violation)."""
+    """Algorithm 2 over the broadcast: distinct histories and, per model, how many the
+    model check judged of each :class:`~fisheye.checker.result.Verdict` (with one
+    shortest example of a violation)."""
 
     scenario: str
     graph: ProximityGraph
     states: int
     terminal_states: int
     histories: int
-    verdicts: Mapping[str, Mapping[str, int]]
-    examples: Mapping[str, tuple[History, tuple[Step, ...]]]
+    verdicts: Mapping[Model, Mapping[Verdict, int]]
+    examples: Mapping[Model, tuple[History, tuple[Step, ...]]]
 
 
-def explore_memory(system: LcbSystem, models: Iterable[str] = ("cc", "fisheye"),
+def explore_memory(system: LcbSystem, models: Iterable[Model | str] = (Model.CC, Model.FISHEYE),
                    graph: ProximityGraph | None = None) -> MemoryReport:
     """Every complete history of ``system`` (a memory scenario), checked against each
     model (``fisheye``: with the graph of mutual locality unless ``graph`` is given):
     one exploration per model, its report's verdicts per distinct history."""
     g = graph if graph is not None else system.graph
-    verdicts: dict[str, dict[str, int]] = {}
-    examples: dict[str, tuple[History, tuple[Step, ...]]] = {}
+    verdicts: dict[Model, Mapping[Verdict, int]] = {}
+    examples: dict[Model, tuple[History, tuple[Step, ...]]] = {}
     report: Mapping[str, Any] = {}
-    for model in models:
+    for model in map(Model, models):
         ctx = Context(system)
-        report = explore_engine(ctx, ReportBuilder(ctx, "protocol", model=Model(model), model_graph=g),
-                                exact=True)
-        bad = [v for v in report["violations"] if v["kind"] == "model"]
+        builder = ReportBuilder(ctx, "protocol", model=model, model_graph=g)
+        report = explore_engine(ctx, builder, exact=True)
         if report["violations_total"] > len(report["violations"]):
             raise RuntimeError(f"{report['violations_total']} violations, more than the report lists")
-        counts = {"consistent": report["histories"] - len(bad) - report["unknown_checks"],
-                  "violation": len(bad), "unknown": report["unknown_checks"]}
-        verdicts[model] = {k: n for k, n in counts.items() if n}
-        if bad:
-            sched = _schedules(report, "model")[model]
+        verdicts[model] = builder.verdict_counts()
+        if verdicts[model].get(Verdict.VIOLATION):
+            sched = _schedules(report, "model")[model.value]
             examples[model] = (system.history(replay(system, sched)).with_edges(g.edges), sched)
     return MemoryReport(system.name, g, report.get("states", 0), report.get("terminal_states", 0),
                         report.get("histories", 0), verdicts, examples)

@@ -11,12 +11,15 @@ Theorem 2 on its own, and reaches far larger programs than the protocol level
 of the program (process by process, in program order) is message ``k``; its sender is the
 writer, its payload ``WRITE(X, v, j)`` (Algorithm 2, line 2).
 
-**State** (immutable, canonical, hashable): per process the program counter, the local
-copies ``v_X`` and the values returned by its reads; per process the *set* of messages it
-has toco-delivered (a bit mask); per message its causal past (``-1`` while it is not
-broadcast); and the set ``decided`` of ordered pairs ``(a, b)`` of messages whose senders
-are neighbours in G (or equal) for which some process has already delivered ``a`` at a
-point where it had not delivered ``b``.
+**State** (immutable, canonical, hashable): per process Algorithm 2's local state
+(:class:`fisheye.impl.registers.RegState`: the program counter, ``delivered_i`` as
+``waiting``, the local copies ``v_X`` and the values returned by its reads), changed only
+by the one Algorithm 2 of :mod:`fisheye.impl.registers` (``invoke`` on an operation
+step, ``on_deliver`` on a delivery, ``next_enabled`` for the wait of line 4 and awaits);
+per process the *set* of messages it has toco-delivered (a bit mask); per message its
+causal past (``-1`` while it is not broadcast); and the set ``decided`` of ordered pairs
+``(a, b)`` of messages whose senders are neighbours in G (or equal) for which some process
+has already delivered ``a`` at a point where it had not delivered ``b``.
 
 Why sets and not sequences suffice: what the future of a run depends on is (a) the set
 of messages each process delivered (causal order, the causal past of its next broadcast,
@@ -29,7 +32,8 @@ on every complete run; tests compare both forms.
 
 **Steps.**  ``Step("op", p)``: p's next program operation (a write's invocation
 broadcasts, Algorithm 2 line 2; the next operation is enabled only once the write's own
-message is delivered, line 4; a read returns the local copy, line 7; ``await X == v`` is
+message is delivered, line 4 -- a ``bcast`` step does not wait, as at the protocol
+level; a read returns the local copy, line 7; ``await X == v`` is
 enabled only when the local copy holds v and is recorded as one read).  ``Step("deliver",
 p, sender, (seq,))``: p toco-delivers message ``(sender, seq)`` (lines 9-12), enabled when
 
@@ -72,15 +76,13 @@ from .api import (
     model_property,
     some_complete_run,
 )
-from .programs import Await, Program, Read, Write
+from .programs import Program, Read, Write
 
 ALGORITHM = "toco"  # the registry name; the level (abstract) says it runs no Algorithm 1
 
 
 class AState(NamedTuple):
-    pc: tuple[int, ...]                       # next program operation, per process
-    copies: tuple[tuple[Value, ...], ...]     # local copies v_X, per process
-    results: tuple[tuple[Value, ...], ...]    # values returned by reads/awaits, per process
+    regs: tuple[registers.RegState, ...]      # Algorithm 2's local state, per process
     delivered: tuple[int, ...]                # bit mask of delivered messages, per process
     past: tuple[int, ...]                     # causal past (bit mask) per message, -1: not broadcast
     decided: int                              # bit a*K+b: pair (a, b) decided "a before b"
@@ -130,7 +132,6 @@ class AbstractSystem:
         self._own_before = tuple(sum(1 << j for j in range(k) if msgs[j][0] == msgs[k][0])
                                  for k in range(K))
         self._ops = program.ops
-        self._kinds = tuple(tuple(_kind(op) for op in ops) for ops in program.ops)
         self._op_steps = tuple(Step("op", p) for p in self.processes)
         self._dlv_steps = tuple(tuple(Step("deliver", p, self.processes[m[0]], (m[1],)) for m in msgs)
                                 for p in self.processes)
@@ -145,21 +146,13 @@ class AbstractSystem:
     # ---- the step API ---------------------------------------------------------------------
     def initial(self) -> AState:
         n = self.n
-        return AState((0,) * n, (self._copies0,) * n, ((),) * n, (0,) * n, (-1,) * self.K, 0,
+        return AState((registers.initial_state(self._copies0),) * n, (0,) * n, (-1,) * self.K, 0,
                       ((),) * n if self.keep_logs else ())
 
     def _op_enabled(self, st: AState, i: int) -> bool:
-        pc = st.pc[i]
-        ops = self._ops[i]
-        if pc >= len(ops):
-            return False
-        if pc > 0 and self._kinds[i][pc - 1] == "w":           # Algorithm 2 line 4: wait
-            if not (st.delivered[i] >> self._msg_at[i][pc - 1]) & 1:
-                return False
-        op = ops[pc]
-        if isinstance(op, Await):
-            return st.copies[i][self._reg[op.register]] == op.value
-        return True
+        """Algorithm 2: the next operation exists, no write waits for its own WRITE
+        (line 4), an await's value is in the local copy."""
+        return registers.next_enabled(self._ops[i], self._reg, st.regs[i])
 
     def _dlv_block(self, st: AState, i: int, k: int) -> tuple[str, int] | None:
         """Why p_i cannot deliver message k now (None: it can): ``("done", k)``
@@ -202,16 +195,15 @@ class AbstractSystem:
         if step.kind == "op":
             if not self._op_enabled(st, i):
                 raise ValueError(f"step {step} is not enabled")
-            pc = st.pc[i]
-            op = self._ops[i][pc]
-            pcs = _set(st.pc, i, pc + 1)
-            if isinstance(op, Write):                          # lines 1-3: broadcast
-                k = self._msg_at[i][pc]
-                past = _set(st.past, k, st.delivered[i] | self._own_before[k])
-                logs = _set(st.logs, i, st.logs[i] + (k + 1,)) if self.keep_logs else st.logs
-                return st._replace(pc=pcs, past=past, logs=logs)
-            v = st.copies[i][self._reg[op.register]]           # line 7 (await: the read ending it)
-            return st._replace(pc=pcs, results=_set(st.results, i, st.results[i] + (v,)))
+            pc = st.regs[i].pc
+            reg, payload = registers.invoke(self._ops[i], self._reg, st.regs[i])
+            regs = _set(st.regs, i, reg)
+            if payload is None:                                # line 7 (await: the read ending it)
+                return st._replace(regs=regs)
+            k = self._msg_at[i][pc]                            # lines 1-3: broadcast WRITE(X, v, i)
+            past = _set(st.past, k, st.delivered[i] | self._own_before[k])
+            logs = _set(st.logs, i, st.logs[i] + (k + 1,)) if self.keep_logs else st.logs
+            return st._replace(regs=regs, past=past, logs=logs)
         if step.kind == "deliver":
             k = self._mid.get((step.src, step.detail[0] if step.detail else -1))
             if k is None or self._dlv_block(st, i, k) is not None:
@@ -220,15 +212,15 @@ class AbstractSystem:
             for j in self._nb[k]:
                 if j != k and not (d >> j) & 1 and not (dec >> (k * K + j)) & 1:
                     dec |= 1 << (k * K + j)                    # p_i delivers k before j
-            _, _, r, v = self.msgs[k]
-            copies = _set(st.copies, i, _set(st.copies[i], r, v))   # line 10
+            sender, _, r, v = self.msgs[k]                     # lines 9-12
+            reg = registers.on_deliver(self._reg, st.regs[i], (self.registers[r], v), own=sender == i)
             logs = _set(st.logs, i, st.logs[i] + (-(k + 1),)) if self.keep_logs else st.logs
-            return st._replace(copies=copies, delivered=_set(st.delivered, i, d | (1 << k)),
+            return st._replace(regs=_set(st.regs, i, reg), delivered=_set(st.delivered, i, d | (1 << k)),
                                decided=dec, logs=logs)
         raise ValueError(f"unknown step kind {step.kind!r}")
 
     def is_final(self, st: AState) -> bool:
-        return (all(pc >= len(ops) for pc, ops in zip(st.pc, self._ops, strict=True))
+        return (all(registers.done(ops, reg) for reg, ops in zip(st.regs, self._ops, strict=True))
                 and all(d == self._all for d in st.delivered))
 
     def infeasible(self, st: AState) -> str | None:
@@ -241,16 +233,16 @@ class AbstractSystem:
 
     # ---- recorder -------------------------------------------------------------------------
     def history(self, st: AState) -> History:
-        data = {p: registers.operations(ops, pc, res)
-                for p, ops, pc, res in zip(self.processes, self._ops, st.pc, st.results, strict=True)}
+        data = {p: registers.operations(ops, reg.pc, reg.results)
+                for p, ops, reg in zip(self.processes, self._ops, st.regs, strict=True)}
         return History.build(data, processes=self.processes, edges=self.graph.edges,
                              initial=dict(self.program.initial))
 
     def outcome(self, st: AState) -> dict[str, Value]:
         out: dict[str, Value] = {}
-        for ops, pc, res in zip(self._ops, st.pc, st.results, strict=True):
-            it = iter(res)
-            for op in ops[:pc]:
+        for ops, reg in zip(self._ops, st.regs, strict=True):
+            it = iter(reg.results)
+            for op in ops[:reg.pc]:
                 if not isinstance(op, Write):
                     v = next(it)
                     if isinstance(op, Read) and op.name:
@@ -258,9 +250,9 @@ class AbstractSystem:
         return out
 
     def matches_expected(self, st: AState) -> bool:
-        for ops, pc, res in zip(self._ops, st.pc, st.results, strict=True):
-            it = iter(res)
-            for op in ops[:pc]:
+        for ops, reg in zip(self._ops, st.regs, strict=True):
+            it = iter(reg.results)
+            for op in ops[:reg.pc]:
                 if not isinstance(op, Write):
                     v = next(it)
                     if isinstance(op, Read) and op.expect is not None and v != op.expect:
@@ -323,7 +315,7 @@ class AbstractSystem:
         n, K = self.n, self.K
         if t < n:                         # op(p_i): only deliveries at p_i can interfere
             i = t
-            pc = st.pc[i]
+            pc = st.regs[i].pc
             if any(w >= pc for w in self._write_pcs[i]):
                 # a write to come reads the whole delivered set (its causal past)
                 return [n + i * K + k for k in range(K)]
@@ -354,14 +346,14 @@ class AbstractSystem:
         n, K = self.n, self.K
         if t < n:
             i = t
-            pc = st.pc[i]
+            reg = st.regs[i]
             ops = self._ops[i]
-            if pc >= len(ops):
+            if reg.pc >= len(ops):
                 return []                 # never enabled again
-            if pc > 0 and self._kinds[i][pc - 1] == "w" and \
-                    not (st.delivered[i] >> self._msg_at[i][pc - 1]) & 1:
-                return [n + i * K + self._msg_at[i][pc - 1]]
-            op = ops[pc]                  # an await: a delivery at p_i of a write of that value
+            if reg.waiting:               # line 11: a delivery at p_i of one of its own messages
+                d = st.delivered[i]
+                return [n + i * K + k for k in range(K) if self.msgs[k][0] == i and not (d >> k) & 1]
+            op = ops[reg.pc]                  # an await: a delivery at p_i of a write of that value
             r = self._reg[op.register]
             return [n + i * K + k for k in range(K) if self.msgs[k][2] == r and self.msgs[k][3] == op.value]
         i, k = divmod(t - n, K)
@@ -373,10 +365,6 @@ class AbstractSystem:
         if why in ("done", "never"):
             return []
         raise AssertionError("por_enablers called on an enabled transition")
-
-
-def _kind(op: Any) -> str:
-    return "w" if isinstance(op, Write) else ("a" if isinstance(op, Await) else "r")
 
 
 def _set(t: tuple[Any, ...], i: int, v: Any) -> tuple[Any, ...]:

@@ -45,6 +45,11 @@ class Model(StrEnum):
         """Asks for one legal sequence of all operations (sc, lin, fisheye-lin)."""
         return self in (Model.SC, Model.LIN, Model.FISHEYE_LIN)
 
+    @property
+    def summary(self) -> str:
+        """What the model asks, in a few words (help texts and docs/cli.md's table)."""
+        return _SUMMARIES[self]
+
     @staticmethod
     def parse(name: str) -> Model:
         try:
@@ -56,6 +61,16 @@ class Model(StrEnum):
     def __str__(self) -> str:
         return self.value
 
+
+_SUMMARIES = {
+    Model.SC: "sequential consistency",
+    Model.CC: "causal consistency (Ahamad et al.'s causal memory)",
+    Model.FISHEYE: "G-fisheye (SC,CC), 2015 definition: the writes of neighbours in G totally ordered",
+    Model.FISHEYE_2014: "G-fisheye (SC,CC), 2014 definition: all operations of neighbours in G "
+                        "totally ordered",
+    Model.LIN: "linearizability (real time)",
+    Model.FISHEYE_LIN: "G-fisheye (LIN,SC): SC, and the real-time order between neighbours in G",
+}
 
 MODEL_NAMES: tuple[str, ...] = tuple(m.value for m in Model)
 

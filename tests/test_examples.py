@@ -122,7 +122,7 @@ def test_help_examples_run(command, tmp_path, capsys, monkeypatch):
     lines = [ln.strip().split("  #")[0] for ln in text.split("examples:", 1)[1].splitlines()
              if ln.strip().startswith("fisheye ")]
     assert lines
-    for sub in ("examples", "counterexamples"):
+    for sub in ("examples", "counterexamples", "tests"):
         (tmp_path / sub).symlink_to(ROOT / sub)
     monkeypatch.chdir(tmp_path)
     for line in lines:
@@ -151,3 +151,18 @@ def test_default_output_is_in_plain_words(argv, capsys):
                    " 1 states", " 1 runs", " -- ", "(0,)", "Traceback"):
         assert jargon not in out, (argv, jargon)
     assert "p-q" not in out and "p0-p1" not in out and "p2 -- p3" not in out   # edges are p:q
+
+
+def test_the_models_table_of_the_docs_is_the_checkers_list_of_models():
+    """docs/cli.md lists every model the checker has, as generated from the one list
+    (:class:`fisheye.spec.models.Model`); so does ``check --help``."""
+    from fisheye.checker.cli.plain import models_table
+    from fisheye.spec.models import MODEL_NAMES
+
+    table = models_table()
+    assert table in (ROOT / "docs" / "cli.md").read_text(), "regenerate with checker.cli.plain.models_table()"
+    assert [ln.split("`")[1] for ln in table.splitlines()[2:]] == list(MODEL_NAMES)
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    model = next(a for a in sub.choices["check"]._actions if a.dest == "model")
+    assert tuple(model.choices) == MODEL_NAMES
+    assert [part.split(":")[0] for part in model.help.split("; ")] == list(MODEL_NAMES)

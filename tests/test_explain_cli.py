@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -135,3 +136,59 @@ def test_property_counterexample_is_explained_from_its_run(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "The run violates G-delivery order" in out and "Delivery logs" in out
     assert f"{len(small):3}. " in out
+
+
+JEPSEN = Path(__file__).parent / "data" / "jepsen"
+
+
+@pytest.mark.parametrize("nil_read", ["initial", "any"])
+def test_a_knossos_history_that_is_not_linearizable_is_explained(run_cli, nil_read):
+    """Knossos's ``bad/rethink-fail-minimal.edn``: a read of 3 concurrent with a write
+    of 4 after a write of 0; nothing writes 3, so the read is the whole core."""
+    path = JEPSEN / "knossos-rethink-fail-minimal.edn"
+    r = run_cli("explain", path, "--model", "lin", "--nil-read", nil_read, "--json")
+    assert r.status == 0, r.err
+    out = r.json()
+    assert out["verdict"] == "violation" and out["file"] == str(path)
+    assert [c["label"] for c in out["core"]] == ["r(x)3@1#0"] and out["no_source"] == "A"
+    assert run_cli("check", path, "--model", "lin", "--nil-read", nil_read).status == 1
+    text = run_cli("explain", path, "--model", "lin", "--nil-read", nil_read)
+    assert text.status == 0 and "reads 3 from x, but no operation writes 3" in text.out
+
+
+def test_a_linearizable_knossos_history_has_nothing_to_explain(run_cli):
+    r = run_cli("explain", JEPSEN / "knossos-cas-register-bug.edn", "--model", "lin", "--nil-read", "any")
+    assert r.status == 1 and "consistent under lin" in r.out
+
+
+def test_a_jepsen_history_on_standard_input_is_explained(run_cli, monkeypatch):
+    text = (JEPSEN / "knossos-immediate-failure.edn").read_text()
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    r = run_cli("explain", "-", "--model", "lin", "--json")
+    assert r.status == 0, r.err
+    assert r.json()["file"] == "<stdin>" and [c["label"] for c in r.json()["core"]] == ["r(x)3@1#0"]
+
+
+def test_a_json_history_on_standard_input_is_explained(run_cli, monkeypatch, fig4):
+    monkeypatch.setattr("sys.stdin", io.StringIO(fig4[0].read_text()))
+    r = run_cli("explain", "-", "--model", "fisheye", "--json", "--quiet")
+    assert r.status == 0 and r.json()["verdict"] == "violation"
+
+
+@pytest.mark.parametrize("stdin,argv,needle", [
+    ("hello there", ["-", "--model", "lin"], "<stdin>: is neither a JSON history"),
+    ("({:type :invoke, :f :read}", ["-", "--model", "lin"], "<stdin>: is not EDN"),
+    ("", ["{edn}", "--model", "lin", "--format", "jepsen-log"], "bad.edn"),
+    ("", ["{fig}", "--model", "lin", "--nil-read", "any"], "--nil-read applies only to Jepsen"),
+    ("", ["{fig}", "--model", "lin"], "fig4-b1.json: model lin needs real time"),
+    ("", [str(JEPSEN / "porcupine-etcd_000.log"), "--model", "cc"],
+     "porcupine-etcd_000.log: model cc is not defined on histories with cas operations"),
+])
+def test_bad_jepsen_input_is_one_line_naming_the_file(run_cli, monkeypatch, tmp_path, fig4, stdin, argv,
+                                                     needle):
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    (tmp_path / "bad.edn").write_text("not a log\n")
+    paths = {"edn": str(tmp_path / "bad.edn"), "fig": str(fig4[0])}
+    r = run_cli("explain", *[a.format(**paths) for a in argv])
+    assert r.status == 2 and r.out == ""
+    assert r.err.count("\n") == 1 and needle in r.err and "Traceback" not in r.err

@@ -154,3 +154,26 @@ def test_no_infeasible_branch_on_a_path_graph():
     assert full["pruned"]["infeasible"] == red["pruned"]["infeasible"] == 0
     assert (full["states"], red["states"], full["terminal_states"]) == (43566, 4636, 360)
     assert full["histories"] == red["histories"] == 4
+
+
+def test_one_algorithm_2_at_both_levels_a_bcast_does_not_wait():
+    """The abstract level runs Algorithm 2 of impl.registers, as the protocol level
+    does: a write waits for its own WRITE (line 4), a ``bcast`` does not; and every
+    history of Algorithm 1 over channels is one of the specification's."""
+    prog = parse_program("p: bcast(X,1), bcast(X,2), read(X); q: read(X), read(X)")
+    g = ProximityGraph.of(prog.processes, [("p", "q")])
+    system = AbstractSystem(prog, g)
+    after = system.apply(system.initial(), Step("op", "p"))
+    assert Step("op", "p") in system.enabled(after) and after.regs[0].waiting is False
+    waits = AbstractSystem(parse_program("p: write(X,1), read(X); q: read(X)"), g)
+    after = waits.apply(waits.initial(), Step("op", "p"))
+    assert Step("op", "p") not in waits.enabled(after) and after.regs[0].waiting is True
+
+    def histories(level: str) -> set[str]:
+        ctx = make_context(prog, g, level=level, reduction="none")
+        out: set[str] = set()
+        run(ctx, model=None, on_terminal=lambda s, k: out.add(repr(ctx.system.history(s).to_json())))
+        return out
+
+    protocol, abstract = histories("protocol"), histories("abstract")
+    assert protocol and protocol <= abstract

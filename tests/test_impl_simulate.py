@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -71,7 +72,9 @@ def test_simulate_published_variant_flag(capsys):
     (["simulate", "nowhere"], "unknown scenario 'nowhere'"),
     (["simulate", "fig6", "--graph", "p:zz"], 'unknown process "zz"'),
     (["simulate", "fig6", "--network", "carrier-pigeon"], "invalid choice"),
-    (["simulate", "fig6", "--mutant", "bogus"], "invalid choice"),
+    (["simulate", "fig6", "--mutant", "bogus"], "unknown mutant 'bogus'"),
+    (["simulate", "fig6", "--system", "nope"], "unknown system 'nope'"),
+    (["simulate", "--replay", "x.json", "--system", "lcb"], "--system does not apply with --replay"),
 ])
 def test_simulate_bad_input_one_line_exit_2(capsys, argv, needle):
     assert main(argv) == 2
@@ -149,3 +152,55 @@ def test_simulate_and_explore_share_violation_keys(capsys):
     assert exp["violations"]
     for v in sim["violations"] + exp["violations"]:
         assert {"violates", "kind"} <= set(v)
+
+
+LWW = Path(__file__).parent.parent / "examples" / "lww"
+
+
+@pytest.fixture
+def in_lww(monkeypatch):
+    """The current directory examples/lww, from which ``lww:make`` is importable (as the
+    command is run in docs/your-protocol.md)."""
+    monkeypatch.chdir(LWW)
+
+
+def test_simulate_runs_a_users_system(capsys, in_lww):
+    from fisheye.checker.systems import make
+    from fisheye.impl.api import SystemRequest
+
+    assert main(["simulate", "dekker", "--system", "lww:make", "--seed", "5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["algorithm"] == "lww:make" and out["scenario"] == "dekker" and out["seed"] == 5
+    assert out["complete"] is True and out["violations"] == []
+    system = make("lww:make", SystemRequest("dekker"))
+    state = replay(system, [Step.from_json(s) for s in out["schedule"]])
+    assert system.is_final(state) and system.history(state).to_json() == out["history"]
+    assert main(["simulate", "dekker", "--system", "lww:make", "--seed", "5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["schedule"] == out["schedule"]   # seeded
+    assert main(["simulate", "--system", "lww:make", "race", "--seed", "1"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("race: the system lww:make") and "no property of the system is violated" in text
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["simulate", "nope", "--system", "lww:make"], "unknown lww scenario 'nope'"),
+    (["simulate", "dekker", "--system", "lww:make", "--mutant", "x"], "lww takes no variant, mutant"),
+    (["simulate", "dekker", "--system", "lww:missing"], "lww has no missing"),
+])
+def test_a_users_system_rejects_what_it_does_not_take(capsys, in_lww, argv, needle):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_replay_of_a_users_counterexample_file(capsys, in_lww, tmp_path):
+    """``explore --save`` writes the file of a run of lww:make that violates cc;
+    ``simulate --replay`` rebuilds lww:make from it and reproduces the violation."""
+    assert main(["explore", "causal", "--system", "lww:make", "--model", "cc", "--quiet",
+                 "--save", str(tmp_path)]) == 1
+    files = sorted(tmp_path.glob("*.json"))
+    assert files
+    capsys.readouterr()
+    assert main(["simulate", "--replay", str(files[0]), "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["algorithm"] == "lww:make" and out["reproduced"] is True and out["violates"] == "cc"

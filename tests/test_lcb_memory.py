@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 
 from fisheye.checker.lcb_search import explore_memory
+from fisheye.checker.result import Verdict
 from fisheye.impl.lcb import make_lcb_system
 from fisheye.spec.graph import ProximityGraph
+from fisheye.spec.models import Model
 
 PS = ("p", "q", "r")
 COMPLETE = {p: {q for q in PS if q != p} for p in PS}
@@ -25,8 +27,9 @@ def test_a_write_read_outside_the_locality_does_not_order_later_writes():
     assert system.graph.edges == ()
     rep = explore_memory(system, models=("cc", "fisheye"))
     assert (rep.states, rep.terminal_states, rep.histories) == (1930, 60, 8)
-    assert rep.verdicts == {"cc": {"consistent": 7, "violation": 1},
-                            "fisheye": {"consistent": 7, "violation": 1}}
+    assert rep.verdicts == {Model.CC: {Verdict.CONSISTENT: 7, Verdict.VIOLATION: 1},
+                            Model.FISHEYE: {Verdict.CONSISTENT: 7, Verdict.VIOLATION: 1}}
+    assert all(type(v) is Verdict for counts in rep.verdicts.values() for v in counts)
     h, _ = rep.examples["cc"]
     assert shape(h) == {"p": ["w(X,1)"], "q": ["r(X)1", "w(Y,1)"], "r": ["r(Y)1", "r(X)0"]}
 
@@ -38,7 +41,7 @@ def test_a_write_read_outside_the_locality_does_not_order_later_writes():
 def test_with_the_write_in_the_readers_locality_the_histories_are_causal(locality, histories):
     system = make_lcb_system("lcb-mem3", crashes=0, locality=locality)
     rep = explore_memory(system, models=("cc",))
-    assert rep.histories == histories and rep.verdicts == {"cc": {"consistent": histories}}
+    assert rep.histories == histories and rep.verdicts == {Model.CC: {Verdict.CONSISTENT: histories}}
 
 
 def test_mutual_locality_does_not_give_fisheye():
@@ -49,6 +52,7 @@ def test_mutual_locality_does_not_give_fisheye():
     assert system.graph == ProximityGraph.of(("p", "q"), [("p", "q")])
     rep = explore_memory(system, models=("cc", "fisheye"))
     assert (rep.states, rep.histories) == (219, 4)
-    assert rep.verdicts == {"cc": {"consistent": 4}, "fisheye": {"consistent": 3, "violation": 1}}
+    assert rep.verdicts == {Model.CC: {Verdict.CONSISTENT: 4},
+                            Model.FISHEYE: {Verdict.CONSISTENT: 3, Verdict.VIOLATION: 1}}
     h, _ = rep.examples["fisheye"]
     assert shape(h) == {"p": ["w(X,1)", "r(Y)0"], "q": ["w(Y,1)", "r(X)0"]}

@@ -34,6 +34,7 @@ from ..engines import ENGINE_NAMES, check
 from ..errors import UsageError
 from ..formats import EXTENSIONS, FORMATS, NIL_READS, STDIN, Imported, load, source_name
 from ..result import CheckResult, Verdict
+from .plain import models_help
 
 MAX_REASONS = 8
 """Reasons of a certificate printed without --json."""
@@ -42,7 +43,7 @@ SEVERITY = (BAD_INPUT, Verdict.VIOLATION.value, Verdict.UNKNOWN.value, Verdict.C
 """Outcomes of a batch, worst first: the batch's exit status is its worst file's.  Bad input
 comes first (the batch did not check everything it was given); a violation outranks unknown
 (it is a definite finding, and unknown means no violation was found)."""
-EXIT = {BAD_INPUT: 2, "violation": 1, "unknown": 3, "consistent": 0}
+EXIT = {BAD_INPUT: 2, **{v.value: v.exit_code for v in Verdict}}
 SUMMARY_ORDER = ("consistent", "violation", "unknown", BAD_INPUT)
 
 
@@ -59,7 +60,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "unknown).")
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="history file, directory of history files, or - (standard input)")
-    p.add_argument("--model", required=True, choices=MODEL_NAMES, help="the consistency model")
+    p.add_argument("--model", required=True, choices=MODEL_NAMES, metavar="MODEL",
+                   help=models_help())
     p.add_argument("--graph", default="file", metavar="GRAPH",
                    help="empty, complete, file (the file's graph, default) or p:q,r:s")
     p.add_argument("--engine", default="auto", choices=ENGINE_NAMES,

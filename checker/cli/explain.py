@@ -1,8 +1,11 @@
 """``fisheye explain FILE [--model MODEL] [--graph GRAPH] [--svg OUT.svg] [--html OUT.html]
 [--timeout SECONDS] [--json]`` (docs/cli.md).
 
-FILE is a history file, or a counterexample file (its format: docs/contract.md) whose own
-``violates`` model and history graph are the defaults.  Prints, for a violation, the
+FILE is what ``fisheye check`` reads (a history in the contract's JSON, ``simulate --json``
+output, a Jepsen EDN history or a Jepsen log: docs/formats.md; ``-`` for standard input),
+read by the same loader (:func:`fisheye.checker.formats.read_history_object`), or a
+counterexample file (its format: docs/contract.md) whose own ``violates`` model and
+history graph are the defaults.  Prints, for a violation, the
 minimal core, the Elle-style argument and a space-time diagram of the core and its
 context (``--json``: the data); for a counterexample, also the schedule as a numbered
 replay script.  A broadcast property violation or a deadlock is explained from the
@@ -24,17 +27,20 @@ from typing import Any
 
 from fisheye.spec import realtime
 from fisheye.spec.graph import parse_graph_option
-from fisheye.spec.history import parse_history, read_json_file
-from fisheye.spec.models import MODEL_NAMES, Model
+from fisheye.spec.history import HistoryError, parse_history
+from fisheye.spec.models import MODEL_NAMES, Model, unsupported
 
 from .. import counterexample as cxm
 from ..errors import UsageError
+from ..formats import FORMATS, NIL_READS, read_history_object
 from ..result import Verdict
+from .plain import models_help
 
 EPILOG = """examples:
   fisheye explain examples/fig4.json --model fisheye
   fisheye explain counterexamples/alg2-published-4p--fisheye-2014.json --html iriw.html
   fisheye explain examples/fig6-x2.json --model sc --timeout 60 --svg core.svg
+  fisheye explain tests/data/jepsen/knossos-rethink-fail-minimal.edn --model lin   # Jepsen EDN; - reads stdin
 Exit status: 0 a violation was explained, 1 the history is consistent (nothing to explain),
 2 bad input or usage, 3 unknown (the time limit ran out first).  'fisheye check' answers
 the verdict (0 consistent, 1 violation); 'explain' answers whether it could explain one."""
@@ -46,11 +52,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               "minimal core of operations, an argument that ends in a contradiction, and "
                               "a space-time diagram.", epilog=EPILOG,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("file", metavar="FILE", help="history file or counterexample file")
-    p.add_argument("--model", choices=MODEL_NAMES, default=None,
-                   help="sc, cc, fisheye or fisheye-2014 (default: a counterexample's own)")
+    p.add_argument("file", metavar="FILE",
+                   help="history file (JSON, Jepsen EDN, Jepsen log), counterexample file, or - "
+                   "(standard input)")
+    p.add_argument("--model", choices=MODEL_NAMES, default=None, metavar="MODEL",
+                   help=f"default: a counterexample's own; {models_help()}")
     p.add_argument("--graph", default="file", metavar="GRAPH",
                    help="empty, complete, file (the file's graph, default) or p:q,r:s")
+    p.add_argument("--format", default="auto", choices=FORMATS,
+                   help="input format (default: from the file name, else from its content)")
+    p.add_argument("--nil-read", choices=NIL_READS, default=None,
+                   help="Jepsen histories: a read of nil returns the initial value (initial, the "
+                        "default) or may have returned any value (any, as in Knossos)")
     p.add_argument("--svg", metavar="OUT.svg", default=None, help="also write an SVG space-time diagram")
     p.add_argument("--html", metavar="OUT.html", default=None,
                    help="also write a self-contained HTML report (argument, diagram, history)")
@@ -92,9 +105,15 @@ def _write(path: str, text: str, what: str) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError("--timeout must be positive")
-    obj = read_json_file(args.file)
-    cx = cxm.from_json(obj, args.file) if cxm.is_counterexample(obj) else None
-    history = cx.history if cx else parse_history(obj, args.file)
+    imported = read_history_object(args.file, fmt=args.format, nil_read=args.nil_read or "initial")
+    if args.nil_read is not None and not imported.is_jepsen:
+        raise UsageError(f"--nil-read applies only to Jepsen histories (EDN or log), and "
+                         f"{imported.source} is JSON")
+    args.file = imported.source      # standard input is named <stdin> in every message
+    whole = imported.document if imported.document is not None else imported.obj
+    cx = (cxm.from_json(whole, args.file)
+          if imported.format == "json" and cxm.is_counterexample(whole) else None)
+    history = cx.history if cx else parse_history(imported.obj, args.file)
     if args.model:
         model_name = args.model
     elif cx is not None:
@@ -111,6 +130,9 @@ def run(args: argparse.Namespace) -> int:
         return explain_property(cx, args)
     graph = parse_graph_option(args.graph, history.processes, history.edges)
     model = Model(model_name)
+    why = unsupported(history, model)
+    if why:
+        raise HistoryError(why, args.file)
     from ..explain import ExplainError, explain
 
     if realtime.handles(history, model):  # lin, fisheye-lin, sc with cas/maybe

@@ -24,10 +24,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
-from .plain import edges_text, history_lines, plural, system_words
+from fisheye.spec.models import Model
 
-MODELS = ("fisheye", "fisheye-2014", "sc", "cc", "none")
+from ..errors import UsageError
+from .plain import edges_text, history_lines, models_help, plural, system_words
+
+EXPLORED_MODELS = tuple(m for m in Model if not m.uses_time)
+"""The models an explored history is checked against: those without real time (the
+explored systems' histories carry no invocation and completion times)."""
+MODELS = (*(m.value for m in EXPLORED_MODELS), "none")
 DEFAULTS = {"level": "protocol", "algorithm": "toco", "variant": "corrected", "network": "fifo",
             "crashes": 0, "model": "fisheye"}
 
@@ -77,8 +82,9 @@ def register(sub: Any) -> None:
                    + ", ".join(m.value for m in Mutant) + "); protocol level only")
     p.add_argument("--crashes", type=int, default=None, metavar="F",
                    help="at most F processes crash (--algorithm lcb only; default 0)")
-    p.add_argument("--model", default=None, choices=MODELS,
-                   help="model every complete history is checked against (default fisheye; none: no check)")
+    p.add_argument("--model", default=None, choices=MODELS, metavar="MODEL",
+                   help="model every complete history is checked against: "
+                   f"{models_help(EXPLORED_MODELS)}; none: no check (default fisheye)")
     p.add_argument("--model-graph", default=None, metavar="GRAPH",
                    help="graph of the model check (default: the run's graph)")
     p.add_argument("--reduction", default="auto", choices=("auto", "none", "stubborn", "process"),

@@ -1,11 +1,15 @@
 """Plain words shared by the commands' text output: counts with their plural, edges as
-``p:q``, a history one process a line with operations as ``w(X,1)`` and ``r(X)->1``."""
+``p:q``, a history one process a line with operations as ``w(X,1)`` and ``r(X)->1``, the
+consistency models with what each asks (from :class:`fisheye.spec.models.Model`, the one
+list of models)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from fisheye.spec.history import format_value
+from fisheye.spec.models import Model
 
 
 def plural(n: int, one: str, many: str | None = None) -> str:
@@ -54,3 +58,17 @@ def system_words(algorithm: str | None, *, level: str | None = "protocol", varia
         return f"the system {algorithm}, {network} channels"
     mut = f", mutant {mutant}" if mutant else ""
     return f"Algorithm 2 over Algorithm 1 ({variant}{mut}), {network} channels"
+
+
+def models_help(models: Iterable[Model] = tuple(Model)) -> str:
+    """The models as a ``--model`` help text: ``sc: sequential consistency; ...``."""
+    return "; ".join(f"{m.value}: {m.summary}" for m in models)
+
+
+def models_table() -> str:
+    """Every model of the checker as the Markdown table of docs/cli.md (which a test
+    keeps equal to this text)."""
+    rows = ["| model | what it asks | on a graph G | needs real time |", "| --- | --- | --- | --- |"]
+    rows += [f"| `{m.value}` | {m.summary} | {'yes' if m.uses_graph else 'no'} | "
+             f"{'yes' if m.uses_time else 'no'} |" for m in Model]
+    return "\n".join(rows)

@@ -1,16 +1,20 @@
-"""``fisheye simulate SCENARIO [--graph GRAPH] [--seed N] [--network fifo|unordered]
-[--variant corrected|published] [--mutant NAME] [--json]`` (docs/cli.md), and
-``fisheye simulate --replay FILE``.
+"""``fisheye simulate SCENARIO [--system NAME] [--graph GRAPH] [--seed N]
+[--network fifo|unordered] [--variant corrected|published] [--mutant NAME] [--json]``
+(docs/cli.md), and ``fisheye simulate --replay FILE``.
 
-Runs one random complete execution of Algorithm 2 over Algorithm 1: from the initial
-state, a seeded ``random.Random`` picks one of the enabled steps uniformly until none is
-enabled (:func:`fisheye.checker.explore.simulation.random_run`).  Prints the schedule, the history
-(with its graph), the named reads' outcome, and the broadcast
-properties of section 4.1 (2015 text) checked on the delivery logs.
+Runs one random complete execution of Algorithm 2 over Algorithm 1, or of the system
+``--system NAME`` names in the registry of systems (:mod:`fisheye.checker.systems`: a
+built-in, an entry point of the group ``fisheye.systems``, or ``package.module:factory``,
+as ``fisheye explore --system``; docs/your-protocol.md): from the initial state, a seeded
+``random.Random`` picks one of the enabled steps uniformly until none is enabled
+(:func:`fisheye.checker.explore.simulation.random_run`).  Prints the schedule, the
+history (with its graph), the named reads' outcome, and the broadcast properties of
+section 4.1 (2015 text) checked on the delivery logs (for another system: its ``always``
+properties).
 
 ``--replay FILE`` replays instead the schedule of a counterexample file (written by
-``fisheye explore --save``) on the system it names, and says whether the recorded
-violation occurs again.
+``fisheye explore --save``) on the system it names (a user's system included: the file
+names its factory), and says whether the recorded violation occurs again.
 
 Exit status: 0 a complete run with no property violated; 1 a deadlock (no step enabled
 before the end) or a violated property (with ``--replay``: the recorded violation is
@@ -39,10 +43,11 @@ EPILOG = """examples:
   fisheye simulate 'p0: write(X,1); p1: a=read(X)' --graph p0:p1   # a program (default graph: empty)
   fisheye simulate fig6 --variant published --network unordered --json
   fisheye simulate --replay counterexamples/mutant-no-t1--fisheye.json
+  fisheye simulate lcb3 --system lcb --seed 1   # a system of the registry (or package.module:factory)
 The program syntax: docs/cli.md.  Exit status: 0 a complete run with every property, 1 a
 deadlock or a violated property (--replay: the recorded violation reproduced), 2 bad input."""
 
-OPTIONS = ("graph", "seed", "network", "variant", "mutant")
+OPTIONS = ("system", "graph", "seed", "network", "variant", "mutant")
 
 
 def register(subparsers: Any) -> None:
@@ -53,7 +58,12 @@ def register(subparsers: Any) -> None:
                     f"({', '.join(SCENARIO_NAMES)}, or a program 'p: write(X,1), a=read(X); q: ...'), "
                     "or replay the schedule of a counterexample file.")
     p.add_argument("scenario", metavar="SCENARIO", nargs="?", default=None,
-                   help=f"{', '.join(SCENARIO_NAMES)} or a program (omit with --replay)")
+                   help=f"{', '.join(SCENARIO_NAMES)} or a program (omit with --replay); with --system, "
+                   "a scenario of that system (omitted: its default)")
+    p.add_argument("--system", default=None, metavar="NAME",
+                   help="the system to run: toco (Algorithms 1 and 2, the default), lcb, the name of an "
+                   "entry point of the group fisheye.systems, or package.module:factory (your own "
+                   "protocol, docs/your-protocol.md)")
     p.add_argument("--graph", default=None, metavar="GRAPH",
                    help="paper (the default for a named scenario), empty (the default for a program), "
                    "complete, or edges p:q,r:s")
@@ -62,8 +72,9 @@ def register(subparsers: Any) -> None:
                    help="channel semantics (default fifo)")
     p.add_argument("--variant", choices=[v.value for v in Variant], default=None,
                    help="Algorithm 1 as published in the paper or corrected (default)")
-    p.add_argument("--mutant", choices=[m.value for m in Mutant], default=None,
-                   help="a deliberately broken version of Algorithm 1 or 2")
+    p.add_argument("--mutant", default=None, metavar="NAME",
+                   help="a deliberately broken version of Algorithm 1 or 2 ("
+                   + ", ".join(m.value for m in Mutant) + "), or of the system --system names")
     p.add_argument("--replay", default=None, metavar="FILE",
                    help="replay the schedule of a counterexample file (from fisheye explore --save)")
     p.add_argument("--max-steps", type=int, default=100_000, help=argparse.SUPPRESS)
@@ -74,6 +85,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.replay is not None:
         return run_replay(args)
+    if args.system not in (None, "toco"):
+        return run_system(args)
     if args.scenario is None:
         raise UsageError("simulate needs a SCENARIO (or --replay FILE)")
     graph = args.graph
@@ -91,6 +104,25 @@ def run(args: argparse.Namespace) -> int:
     seed = 0 if args.seed is None else args.seed
     schedule, state = random_run(system, seed, max_steps=args.max_steps)
     return report_run(system, schedule, state, args.json, seed=seed, scenario=args.scenario)
+
+
+def run_system(args: argparse.Namespace) -> int:
+    """A system of the registry other than Algorithms 1 and 2: its factory builds it from
+    the options given (and rejects, naming it, an option it does not take)."""
+    from fisheye.impl.api import Network, SystemRequest
+
+    from ..systems import make
+
+    request = SystemRequest(scenario=args.scenario, graph=args.graph,
+                            network=Network.parse(args.network or "fifo"), variant=args.variant,
+                            mutant=args.mutant, system=args.system)
+    try:
+        system = make(args.system, request)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    seed = 0 if args.seed is None else args.seed
+    schedule, state = random_run(system, seed, max_steps=args.max_steps)
+    return report_run(system, schedule, state, args.json, seed=seed, scenario=args.scenario or "")
 
 
 def run_replay(args: argparse.Namespace) -> int:

@@ -115,6 +115,16 @@ class ReportBuilder:
         if verdict is Verdict.UNKNOWN:
             self.unknown_checks += 1
 
+    def verdict_counts(self) -> dict[Verdict, int]:
+        """How many distinct complete histories the model check judged consistent, a
+        violation, or unknown (only the verdicts found so far; none without a model)."""
+        counts: dict[Verdict, int] = {}
+        for key in self._histories:
+            v = self._verdicts.get(key)
+            if v is not None:
+                counts[v] = counts.get(v, 0) + 1
+        return {v: counts[v] for v in Verdict if v in counts}
+
     def _verdict(self, rec: TerminalRecord) -> Verdict:
         v = self._verdicts.get(rec.history_key)
         if v is None:

@@ -33,13 +33,15 @@ __all__ = ["EXTENSIONS", "FORMATS", "NIL_READS", "STDIN", "ImportNotes", "Import
 class Imported:
     """A history object read from ``source``: its ``format``, what an import left out
     (``notes``, None for JSON), and for JSON the kind of file that held it: ``history``,
-    ``counterexample`` or ``simulate`` (the output of ``fisheye simulate --json``)."""
+    ``counterexample`` or ``simulate`` (the output of ``fisheye simulate --json``), whose
+    whole object is ``document`` (None for a plain history)."""
 
     obj: dict[str, Any]
     source: str
     format: str
     notes: ImportNotes | None = None
     container: str = "history"
+    document: dict[str, Any] | None = None
 
     @property
     def is_jepsen(self) -> bool:
@@ -109,9 +111,9 @@ def _unwrap(obj: Any, source: str) -> Imported:
     if not (isinstance(inner, dict) and isinstance(inner.get("history"), dict)):
         return Imported(obj, source, "json")
     if "violates" in obj:
-        return Imported(inner, source, "json", container="counterexample")
+        return Imported(inner, source, "json", container="counterexample", document=obj)
     if "scenario" in obj and "schedule" in obj:
-        return Imported(inner, source, "json", container="simulate")
+        return Imported(inner, source, "json", container="simulate", document=obj)
     raise HistoryError("holds a history object under 'history' but is neither a counterexample "
                        "file (with 'violates') nor the output of 'fisheye simulate --json' (with "
                        "'scenario' and 'schedule')", source)

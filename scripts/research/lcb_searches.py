@@ -28,8 +28,10 @@ from typing import Any, TextIO
 
 from fisheye.checker.counterexample import from_run
 from fisheye.checker.lcb_search import explore, explore_fates, explore_memory
+from fisheye.checker.result import Verdict
 from fisheye.impl.lcb import make_lcb_system
 from fisheye.spec.lcurb import UNIFORM_AGREEMENT, VALIDITY
+from fisheye.spec.models import Model
 
 BROADCAST_SEARCHES = ("lcb3", "lcb4")
 MEMORY_SEARCH = "lcb-mem3"
@@ -76,22 +78,23 @@ def memory_search(root: Path, out: TextIO) -> dict[str, Any]:
     against cc: the counterexample file of a shortest violation; returns the summary."""
     name = f"urb-{MEMORY_SEARCH}"
     system = make_lcb_system(MEMORY_SEARCH, crashes=0)
-    mem = explore_memory(system, models=("cc",))
+    mem = explore_memory(system, models=(Model.CC,))
     found = {}
-    if "cc" in mem.examples:
-        _, sched = mem.examples["cc"]
+    if Model.CC in mem.examples:
+        _, sched = mem.examples[Model.CC]
         fname = f"{name}--cc.json"
         from_run(system, sched, "cc", search=name, check_graph=mem.graph).save(root / fname)
         found["cc"] = fname
-    print(f"{name}: {mem.histories} histories, cc: {dict(mem.verdicts['cc'])}", file=out)
+    cc = {v.value: n for v, n in mem.verdicts[Model.CC].items()}
+    print(f"{name}: {mem.histories} histories, cc: {cc}", file=out)
     return {
         "name": name,
         "description": "Algorithm 2 over the localized causal broadcast (lcb-mem3: q does not have p in "
                        "its locality), every complete history checked against cc: exhaustive",
         "bound": f"every schedule, {mem.states} states, {mem.histories} histories",
         "found": found, "runs": mem.terminal_states, "systems": 1, "exhaustive": 1,
-        "exhaustive_violations": mem.verdicts["cc"].get("violation", 0), "seconds": 0.0,
-        "notes": [f"cc verdicts: {dict(mem.verdicts['cc'])}"],
+        "exhaustive_violations": mem.verdicts[Model.CC].get(Verdict.VIOLATION, 0), "seconds": 0.0,
+        "notes": [f"cc verdicts: {cc}"],
     }
 
 
