@@ -3,7 +3,7 @@ cost model, docs/benchmarks.md the results).
 
 One command, run on an idle machine, prints every figure of the Spark targets:
 
-    .venv/bin/python bench/bench_spark.py                 # the default workload, everything
+    .venv/bin/python bench/bench_spark.py                 # fig6, paper graph, depth <= 28: everything
     .venv/bin/python bench/bench_spark.py --quick         # a 30-second workload, no cluster
     .venv/bin/python bench/bench_spark.py --quick --cluster
     .venv/bin/python bench/bench_spark.py "PROGRAM" --graph complete --json out.json
@@ -40,11 +40,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-# A protocol-level workload of several minutes on one core (docs/benchmarks.md: over 318,000 states,
-# depth over 25; not run to completion on the loaded development machine).
-DEFAULT = ("p0: write(X,1), read(Y), write(Y,3); p1: write(Y,1), read(X), read(Y); p2: write(X,2), read(Y)",
-           "complete")
-QUICK = ("p0: write(X,1), read(Y); p1: write(Y,1), read(X); p2: write(X,2), read(Y)", "complete")
+# The default workload: Figure 6 at the protocol level on its paper graph, bounded at a depth
+# that takes over 5 minutes on one core (a bounded search: every engine gives the same report).
+DEFAULT = ("fig6", "paper", 28)
+QUICK = ("p0: write(X,1), read(Y); p1: write(Y,1), read(X); p2: write(X,2), read(Y)", "complete", None)
 SAME = ("complete", "states", "terminal_states", "histories", "deadlocks", "pruned", "transitions",
         "max_depth", "outcomes", "violations_total")
 
@@ -90,6 +89,10 @@ def _ctx(args: argparse.Namespace) -> Any:
     return make_context(args.workload, args.graph, level=args.level)
 
 
+def _bound(args: argparse.Namespace) -> dict[str, Any]:
+    return {} if args.max_depth is None else {"max_depth": args.max_depth}
+
+
 def _builder(ctx: Any, args: argparse.Namespace, engine: str) -> Any:
     from fisheye.checker.explore.report import ReportBuilder
 
@@ -101,7 +104,7 @@ def measure_local(args: argparse.Namespace) -> dict[str, Any]:
 
     ctx = _ctx(args)
     t, cpu = time.perf_counter(), time.process_time()
-    rep = explore(ctx, _builder(ctx, args, "local"))
+    rep = explore(ctx, _builder(ctx, args, "local"), **_bound(args))
     return {"seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - cpu,
             "report": {k: rep[k] for k in SAME}}
 
@@ -141,7 +144,8 @@ def measure_spark(args: argparse.Namespace) -> dict[str, Any]:
         cpu0 = None if cluster else _spark_cpu(spark)
         wcpu0 = tree_cpu_of_workers(args) if cluster else 0.0
         t = time.perf_counter()
-        rep = explore(ctx, _builder(ctx, args, "spark"), spark=spark, progress=levels.append, **kw)
+        rep = explore(ctx, _builder(ctx, args, "spark"), spark=spark, progress=levels.append, **kw,
+                      **_bound(args))
         secs = time.perf_counter() - t
         cpu = None if cpu0 is None else _spark_cpu(spark) - cpu0
         if cluster:
@@ -165,6 +169,8 @@ def child(args: argparse.Namespace, what: str, *extra: str) -> dict[str, Any]:
     """Run one measurement in a fresh interpreter; returns its JSON."""
     cmd = [sys.executable, __file__, args.workload, "--graph", args.graph, "--level", args.level,
            "--model", args.model, "--measure", what, *extra]
+    if args.max_depth is not None and "--chain" not in extra:
+        cmd += ["--max-depth", str(args.max_depth)]
     r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
     if r.returncode != 0:
         raise SystemExit(f"{what} failed:\n{r.stderr[-3000:]}")
@@ -183,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("workload", nargs="?", default=None, help="a scenario or program (default: see --quick)")
     ap.add_argument("--graph", default=None)
+    ap.add_argument("--max-depth", type=int, default=None, metavar="D",
+                    help="bound the workload at depth D (default: 28 for the default workload)")
     ap.add_argument("--level", default="protocol")
     ap.add_argument("--model", default="none", help="model the histories are checked against (default none: "
                     "the search alone is measured)")
@@ -200,8 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--chain", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     default = QUICK if args.quick else DEFAULT
-    args.workload = args.workload or default[0]
-    args.graph = args.graph or default[1]
+    if args.workload is None:
+        args.workload, args.graph = default[0], args.graph or default[1]
+        if args.max_depth is None:
+            args.max_depth = default[2]
+    args.graph = args.graph or "paper"
     if args.measure:
         fn = {"local": measure_local, "startup": measure_startup, "spark": measure_spark}[args.measure]
         print(json.dumps(fn(args)))
@@ -211,8 +222,10 @@ def main(argv: list[str] | None = None) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     out: dict[str, Any] = {"workload": {"program": args.workload, "graph": args.graph, "level": args.level,
-                                        "model": args.model}, "machine_start": machine()}
-    say(f"workload: {args.workload!r} on graph {args.graph}; load {out['machine_start']['load_average']}")
+                                        "model": args.model, "max_depth": args.max_depth},
+                           "machine_start": machine()}
+    say(f"workload: {args.workload!r} on graph {args.graph}, depth bound {args.max_depth}; "
+        f"load {out['machine_start']['load_average']}")
     out["startup"] = child(args, "startup")
     say(f"start-up: session {out['startup']['session_seconds']:.1f} s, first job "
         f"{out['startup']['first_job_seconds']:.1f} s")
@@ -264,6 +277,23 @@ def main(argv: list[str] | None = None) -> int:
                        "local_seconds": local["seconds"],
                        "assumes": "the fixed cost per level and the CPU per state measured here, every level "
                                   "on Spark; network transfer of the shuffle not included"}
+    targets = {
+        "start-up at most 8 s": out["startup"]["first_job_seconds"] <= 8.0,
+        "fixed cost per level at most 0.15 CPU-s": o_cpu <= 0.15,
+        "marginal CPU per state at most 1.3 x local": c_spark / c_local <= 1.3,
+        "local[2] at least 1.5 x faster than one process": h["speedup"] >= 1.5,
+        "identical reports": h["identical"] and every["identical"],
+    }
+    if "cluster" in out:
+        targets["cluster: 2 workers at least 1.6 x faster than 1"] = out["cluster"]["speedup_2_over_1"] >= 1.6
+        targets["identical reports"] = targets["identical reports"] and all(
+            out["cluster"][k]["identical"] for k in ("1_worker", "2_worker"))
+    if local["seconds"] < 300:
+        say(f"note: the workload took {local['seconds']:.0f} s on one core "
+            "(the speed-up target asks for 5 min)")
+    out["targets"] = targets
+    for name, ok in targets.items():
+        say(f"{'met    ' if ok else 'NOT met'}  {name}")
     out["machine_end"] = machine()
     for key in ("spark_local2", "spark_every_level"):
         out[key].pop("report", None)
