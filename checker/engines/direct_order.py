@@ -221,7 +221,7 @@ def extend_order(ix: Index, base: DOrder, new: Iterable[tuple[int, int]], all_ed
     """``base`` extended with the pairs ``new`` (``all_edges``: base's generating pairs
     plus ``new``, used when recomputing is cheaper); None on a cycle."""
     new = list(new)
-    if len(new) > 4:
+    if len(new) > ix.n // 4 + 4:  # a large batch: recomputing is cheaper than propagating
         return full_order(ix, all_edges)
     proc_of, idx, n = ix.proc_of, ix.idx, ix.n
     clock = list(base.clock)
