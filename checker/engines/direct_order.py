@@ -219,31 +219,83 @@ def full_order(ix: Index, edges: Iterable[tuple[int, int]]) -> DOrder | None:
 def extend_order(ix: Index, base: DOrder, new: Iterable[tuple[int, int]], all_edges: Iterable[tuple[int, int]]
                  ) -> DOrder | None:
     """``base`` extended with the pairs ``new`` (``all_edges``: base's generating pairs
-    plus ``new``, used when recomputing is cheaper); None on a cycle."""
+    plus ``new``, used when recomputing is cheaper); None on a cycle.
+
+    Incremental: only the descendants of the new pairs' targets can change.  They are
+    visited once, in a topological order of the extended relation (Kahn's algorithm
+    restricted to them: every cycle the new pairs close runs through a target, hence
+    among its descendants, so Kahn's algorithm stalling is exactly a cycle), and a
+    clock is merged only where a predecessor's changed."""
     new = list(new)
-    if len(new) > ix.n // 4 + 4:  # a large batch: recomputing is cheaper than propagating
+    if len(new) > ix.n:  # a very large batch: recomputing is as cheap
         return full_order(ix, all_edges)
     proc_of, idx, n = ix.proc_of, ix.idx, ix.n
-    clock = list(base.clock)
-    succ = dict(base.succ)
+    clock = base.clock
+    todo: list[tuple[int, int]] = []
     for a, b in new:
         if idx[b] <= clock[a][proc_of[b]]:
             return None  # b precedes or equals a: a cycle
-        if idx[a] <= clock[b][proc_of[a]]:
-            continue  # already ordered
-        succ[a] = [*succ.get(a, ()), b]
-        stack = [(b, clock[a])]
-        while stack:
-            v, c = stack.pop()
+        if idx[a] > clock[b][proc_of[a]]:  # not yet ordered
+            todo.append((a, b))
+    if not todo:
+        return base
+    succ = dict(base.succ)
+    grown: set[int] = set()
+    for a, b in todo:
+        if a in grown:
+            succ[a].append(b)
+        else:
+            succ[a] = [*succ.get(a, ()), b]
+            grown.add(a)
+    # the descendants of the targets
+    affected: set[int] = set()
+    stack = [b for _, b in todo]
+    while stack:
+        v = stack.pop()
+        if v in affected:
+            continue
+        affected.add(v)
+        stack.extend(succ.get(v, ()))
+        if v + 1 < n and proc_of[v + 1] == proc_of[v]:
+            stack.append(v + 1)
+    indeg = dict.fromkeys(affected, 0)
+    for v in affected:
+        for w in succ.get(v, ()):
+            indeg[w] += 1
+        if v + 1 < n and proc_of[v + 1] == proc_of[v]:
+            indeg[v + 1] += 1
+    pending: dict[int, list[int]] = {}
+    for a, b in todo:
+        c = clock[a]
+        p = pending.get(b)
+        pending[b] = c if p is None else list(map(max, p, c))
+    clock = list(clock)
+    ready = [v for v, d in indeg.items() if d == 0]
+    done = 0
+    while ready:
+        v = ready.pop()
+        done += 1
+        nxt = succ.get(v, ())
+        if v + 1 < n and proc_of[v + 1] == proc_of[v]:
+            nxt = (*nxt, v + 1)
+        p = pending.pop(v, None)
+        m = None
+        if p is not None:
             cv = clock[v]
-            m = list(map(max, cv, c))
+            m = list(map(max, cv, p))
             if m == cv:
-                continue
-            clock[v] = m
-            for w in succ.get(v, ()):
-                stack.append((w, m))
-            if v + 1 < n and proc_of[v + 1] == proc_of[v]:
-                stack.append((v + 1, m))
+                m = None
+            else:
+                clock[v] = m
+        for w in nxt:
+            if m is not None:
+                q = pending.get(w)
+                pending[w] = m if q is None else list(map(max, q, m))
+            indeg[w] -= 1
+            if indeg[w] == 0:
+                ready.append(w)
+    if done < len(affected):
+        return None
     return DOrder(clock, succ)
 
 
