@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from bisect import bisect_right
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fisheye.spec.history import History, value_key
@@ -96,8 +96,11 @@ class Conflict:
 class Index:
     """Dense integer views of a history, computed once per check."""
 
-    def __init__(self, history: History):
+    def __init__(self, history: History, labels: Sequence[str] | None = None):
+        """``labels``: how certificates name the operations (default: their own
+        labels; a sub-history's operations keep the names they have in the whole)."""
         self.h = history
+        self.labels = labels
         ops = history.ops
         self.n = len(ops)
         self.procs = history.processes
@@ -143,7 +146,7 @@ class Index:
             self.cands[r] = c
 
     def label(self, u: int) -> str:
-        return self.h.ops[u].label()
+        return self.h.ops[u].label() if self.labels is None else self.labels[u]
 
     def uid(self, k: int, i: int) -> int:
         return self.base[k] + i

@@ -135,7 +135,7 @@ class _Solver:
             if not ix.cands[r]:
                 op = ix.h.ops[r]
                 return Outcome(None, (Reason(
-                    f"{op.label()} returns {op.value!r}, which no write to {op.register} that may "
+                    f"{ix.label(r)} returns {op.value!r}, which no write to {op.register} that may "
                     f"precede it supplies and which is not the initial value of {op.register}",
                     "rf", (r,)),))
         if self.model is Model.SC and not ix.h.differentiated:
