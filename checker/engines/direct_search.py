@@ -145,9 +145,11 @@ class _Solver:
             return Outcome(Witness(sequence=seq))
         if not ix.h.differentiated:
             # common case first: an sc history is consistent for every model, and the
-            # serialisation gives the witness; a small budget, then the full search
+            # serialisation gives the witness; half the budget (the search over read-from
+            # maps that follows is weaker with repeated values), then the full search
             try:
-                seq = solve_sc_states(ix, self.budget.sub(2000))
+                left = self.budget.max_nodes - self.budget.nodes
+                seq = solve_sc_states(ix, self.budget.sub(max(2000, left // 2)))
             except BudgetExhausted:
                 seq = None
             if isinstance(seq, tuple):
