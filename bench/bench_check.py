@@ -127,12 +127,11 @@ TIMED_MODELS = ("lin", "fisheye-lin")
 
 def run_cli(shape: str, model: str, seed: int, timeout: float, tmp: Path) -> dict[str, Any]:
     """The whole command on a generated file, in a child process."""
-    from histgen import jepsen_register_history
-
     f = tmp / f"{shape}_{seed}.json"
     if not f.exists():
-        h = jepsen_register_history(random.Random(seed), **JEPSEN_SHAPES[shape])
-        f.write_text(json.dumps(h.to_json()))
+        # generated in a child of its own: a child forked from a large parent would count
+        # the parent's memory in its peak (Linux keeps the high-water mark across exec)
+        subprocess.run([sys.executable, __file__, "--gen", shape, str(seed), str(f)], check=True)
     obj = json.loads(f.read_text())
     n_ops = sum(len(v) for v in obj["history"].values())
     exe = Path(sys.executable).with_name("fisheye")
@@ -230,7 +229,15 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--alg2-cache", default=None)
     ap.add_argument("--one", nargs=5, metavar=("KIND", "MODEL", "OPS", "SEED", "ENGINE"))
+    ap.add_argument("--gen", nargs=3, metavar=("SHAPE", "SEED", "FILE"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.gen:
+        from histgen import jepsen_register_history
+
+        shape, seed, path = args.gen
+        h = jepsen_register_history(random.Random(int(seed)), **JEPSEN_SHAPES[shape])
+        Path(path).write_text(json.dumps(h.to_json()))
+        return 0
     if args.one:
         kind, model, n_ops, seed, engine = args.one
         print(json.dumps(one(kind, model, int(n_ops), int(seed), engine, args.alg2_cache, args.timeout)))

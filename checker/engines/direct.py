@@ -40,7 +40,7 @@ from fisheye.spec.witness import Witness, effective_history, remap
 
 from ..result import CheckResult, Reason, Verdict
 from .direct_order import Budget, BudgetExhausted, Index
-from .direct_search import search
+from .direct_search import MANY_VIEWS, search
 
 DEFAULT_MAX_NODES = 20_000
 """Search nodes (closures computed, or 25 states of the execution search) the search may
@@ -251,7 +251,8 @@ of them" and "none of them" are tried (then *unknown* if both fail)."""
 
 
 def _decide_maybe(history: History, model: Model, graph: ProximityGraph, budget: Budget,
-                  labels: list[str] | None) -> tuple[Witness | None, tuple[Reason, ...]]:
+                  labels: list[str] | None, many_views: bool = False
+                  ) -> tuple[Witness | None, tuple[Reason, ...]]:
     """Writes marked ``maybe`` (they may or may not have taken effect).  A witness where
     such a write took effect but no read takes its value from it (as source in ``~>H`` or
     last write before the read in some view) stays a witness without it: it is the last
@@ -278,7 +279,7 @@ def _decide_maybe(history: History, model: Model, graph: ProximityGraph, budget:
     for chosen in choices:
         effective, old_uid = effective_history(history, [*forced, *chosen])
         witness, cert = _decide_plain(effective, model, graph, budget,
-                                      None if labels is None else [labels[u] for u in old_uid])
+                                      None if labels is None else [labels[u] for u in old_uid], many_views)
         if witness is not None:
             return remap(witness, dict(enumerate(old_uid))), ()
         cert = tuple(Reason(r.text, r.rule, tuple(old_uid[u] for u in r.ops)) for r in cert)
@@ -297,9 +298,10 @@ def _decide_maybe(history: History, model: Model, graph: ProximityGraph, budget:
 
 
 def _decide_plain(history: History, model: Model, graph: ProximityGraph, budget: Budget,
-                  labels: list[str] | None) -> tuple[Witness | None, tuple[Reason, ...]]:
+                  labels: list[str] | None, many_views: bool = False
+                  ) -> tuple[Witness | None, tuple[Reason, ...]]:
     """One phase without ``maybe`` writes: the search of :mod:`.direct_search`."""
-    out = search(Index(history, labels), model, graph, budget)
+    out = search(Index(history, labels), model, graph, budget, many_views=many_views)
     return out.witness, out.certificate
 
 
@@ -320,10 +322,11 @@ def _decide(history: History, model: Model, graph: ProximityGraph, budget: Budge
             procs = set(sub.processes)
             sub_graph = ProximityGraph(sub.processes,
                                        tuple(e for e in graph.edges if e[0] in procs and e[1] in procs))
+        many = len(history.processes) > MANY_VIEWS
         if sub.has_maybe:
-            witness, cert = _decide_maybe(sub, model, sub_graph, budget, labels)
+            witness, cert = _decide_maybe(sub, model, sub_graph, budget, labels, many)
         else:
-            witness, cert = _decide_plain(sub, model, sub_graph, budget, labels)
+            witness, cert = _decide_plain(sub, model, sub_graph, budget, labels, many)
         if witness is None:
             cert = tuple(Reason(r.text, r.rule, tuple(part.uids[u] for u in r.ops)) for r in cert)
             shared = any(len(sub.by_process[p]) < len(whole[p]) for p in sub.processes) if len(parts) > 1 \
