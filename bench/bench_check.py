@@ -220,7 +220,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suite", choices=("size", "alg2", "jepsen", "ratio"), default="size")
     ap.add_argument("--ops", type=int, default=1000, help="operations of the alg2 suite")
-    ap.add_argument("--shapes", default="jepsen,jepsen-timed,jepsen5,rep3,rep3-untimed",
+    ap.add_argument("--shapes", default="jepsen,jepsen-timed,jepsen5,jepsen5-untimed,rep3,rep3-untimed",
                     help="shapes of the jepsen suite")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--max-ops", type=int, default=100_000)
