@@ -274,3 +274,16 @@ def test_extending_a_closure_equals_recomputing_it(rng: random.Random) -> None:
                 break
             assert [list(c) for c in grown.clock] == [list(c) for c in fresh.clock], (h.to_json(), edges)
             order = grown
+
+
+def test_a_maybe_write_left_out_of_a_later_phase_is_not_named_by_the_star_order() -> None:
+    # p0 goes from X to Y (two phases); its maybe write to Y is read by no one, so the
+    # phase's witness leaves it out, and the pairs chaining M_p0p1 across the phases must
+    # not name it (a named maybe write took effect, and the sequence would miss it)
+    h = History.build({"p0": [["w", "X", 1], ["w", "Y", 2, {"maybe": True}]], "p1": []})
+    g = ProximityGraph.of(h.processes, [("p0", "p1")])
+    for model in ("cc", "fisheye", "fisheye-2014"):
+        res = direct_check(h, model, g)
+        assert res.verdict is Verdict.CONSISTENT
+        assert validate.problems(h, model, g, res.witness) == []
+        assert res.stats["parts"] == 2

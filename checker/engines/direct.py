@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History, Op, value_key
 from fisheye.spec.models import Model
-from fisheye.spec.witness import Witness, effective_history, remap
+from fisheye.spec.witness import Witness, effective_history, named_operations, remap
 
 from ..result import CheckResult, Reason, Verdict
 from .direct_order import Budget, BudgetExhausted, Index
@@ -429,10 +429,13 @@ def _cross_phase_pairs(history: History, model: Model, graph: ProximityGraph, pa
     phases_of: dict[str, list[int]] = {}
     for k, (part, w) in enumerate(zip(parts, witnesses, strict=True)):
         sub_ops = part.history.ops
+        taken = named_operations(w) if part.history.has_maybe else set()
         for u in _linear_extension(part.history, w):
             g = part.uids[u]
             pos[g] = len(pos)
             op = sub_ops[u]
+            if op.maybe and u not in taken:
+                continue  # did not take effect in the phase's witness: not to be named
             if all_ops or op.is_write:
                 if (k, op.process) not in first:
                     first[(k, op.process)] = g
