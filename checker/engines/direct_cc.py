@@ -150,6 +150,27 @@ def check_views(ix: Index, edges: Edges, vs: Mapping[int, int | None], budget: B
     return views
 
 
+def update_views(ix: Index, views: list[View], added: Edges, vs: Mapping[int, int | None], budget: Budget,
+                 from_read: bool = False) -> list[View] | Conflict:
+    """The views saturated on top of an order grown by ``added``, starting from views
+    already saturated on the smaller order: every forced ordering stays forced (the
+    rules only fire more on a larger order), so each view resumes where it stopped."""
+    if not added:
+        return views
+    out: list[View] = []
+    for v in views:
+        edges = {**v.edges, **added}
+        budget.tick()
+        base = extend_order(ix, v.order, added.keys(), edges.keys())
+        if base is None:
+            return conflict_of(ix, edges)
+        got = saturate_view(ix, edges, v.process, vs, budget, initial=base, from_read=from_read)
+        if isinstance(got, Conflict):
+            return got
+        out.append(got)
+    return out
+
+
 def _closed_or_conflict(ix: Index, edges: Edges, budget: Budget) -> DOrder | Conflict:
     """``closure(po ∪ edges)``, or the conflict (cycle, with its reasons) that prevents it."""
     budget.tick()

@@ -35,9 +35,11 @@ from .direct_star import solve_star
 
 Option = tuple[int | None, int | None]  # (rf, vs)
 
-_MANY_VIEWS = 16
+MANY_VIEWS = 16
 """With more processes than this, cc also tries sc first: per-process views cost
-``O(|processes| * |H|)`` to build and to validate, a serialisation ``O(|H|)``."""
+``O(|processes| * |H|)`` to build and to validate, a serialisation ``O(|H|)``.  A phase
+of a larger history counts the whole history's processes (``many_views``): a view
+listed in one phase is a view of the whole, every write of every phase in it."""
 
 
 @dataclass(frozen=True)
@@ -78,8 +80,9 @@ def _from_sequence(ix: Index, model: Model, seq: tuple[int, ...]) -> Witness:
 
 
 class _Solver:
-    def __init__(self, ix: Index, model: Model, graph: ProximityGraph, budget: Budget):
+    def __init__(self, ix: Index, model: Model, graph: ProximityGraph, budget: Budget, many_views: bool):
         self.ix, self.model, self.graph, self.budget = ix, model, graph, budget
+        self.many_views = many_views or ix.P > MANY_VIEWS
         self.first_conflict: Conflict | None = None
 
     def inner(self, rf: dict[int, int | None], vs: dict[int, int | None], *, partial: bool
@@ -99,7 +102,7 @@ class _Solver:
                 return res
             return Witness(read_from=dict(rf), sequence=res)
         if model is Model.CC:
-            if not partial and ix.P > _MANY_VIEWS and ix.h.differentiated:
+            if not partial and self.many_views and ix.h.differentiated:
                 seq = self._sc_first(hb, rf)
                 if seq is not None:
                     return _from_sequence(ix, model, seq)
@@ -108,7 +111,7 @@ class _Solver:
                 return views if isinstance(views, Conflict) else None
             return Witness(read_from=dict(rf), views={ix.procs[v.process]: build_view(ix, v)
                                                       for v in views})
-        if not partial and (self.graph.edges or ix.P > _MANY_VIEWS) and ix.h.differentiated:
+        if not partial and (self.graph.edges or self.many_views) and ix.h.differentiated:
             seq = self._sc_first(hb, rf)
             if seq is not None:
                 return _from_sequence(ix, model, seq)
@@ -135,7 +138,7 @@ class _Solver:
             if not ix.cands[r]:
                 op = ix.h.ops[r]
                 return Outcome(None, (Reason(
-                    f"{op.label()} returns {op.value!r}, which no write to {op.register} that may "
+                    f"{ix.label(r)} returns {op.value!r}, which no write to {op.register} that may "
                     f"precede it supplies and which is not the initial value of {op.register}",
                     "rf", (r,)),))
         if self.model is Model.SC and not ix.h.differentiated:
@@ -145,9 +148,11 @@ class _Solver:
             return Outcome(Witness(sequence=seq))
         if not ix.h.differentiated:
             # common case first: an sc history is consistent for every model, and the
-            # serialisation gives the witness; a small budget, then the full search
+            # serialisation gives the witness; half the budget (the search over read-from
+            # maps that follows is weaker with repeated values), then the full search
             try:
-                seq = solve_sc_states(ix, self.budget.sub(2000))
+                left = self.budget.max_nodes - self.budget.nodes
+                seq = solve_sc_states(ix, self.budget.sub(max(2000, left // 2)))
             except BudgetExhausted:
                 seq = None
             if isinstance(seq, tuple):
@@ -208,7 +213,8 @@ class _Solver:
         return first if len(opts[r]) == 1 else Conflict(())
 
 
-def search(ix: Index, model: Model, graph: ProximityGraph, budget: Budget) -> Outcome:
+def search(ix: Index, model: Model, graph: ProximityGraph, budget: Budget, *,
+           many_views: bool = False) -> Outcome:
     """Decide ``model``: an :class:`Outcome`; raises ``BudgetExhausted``."""
-    out = _Solver(ix, model, graph, budget).run()
+    out = _Solver(ix, model, graph, budget, many_views).run()
     return Outcome(out.witness, out.certificate, {"nodes": budget.nodes})

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from fisheye.spec.graph import ProximityGraph
 
-from .direct_cc import View, check_views
+from .direct_cc import View, check_views, update_views
 from .direct_order import (
     Budget,
     BudgetExhausted,
@@ -168,29 +168,38 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
         for u in e.members:
             members_of.setdefault(u, set()).add(n_e)
 
-    def saturate(E: Edges, order: DOrder | None, added: Edges
+    def saturate(E: Edges, order: DOrder | None, added: Edges, views: list[View] | None = None
                  ) -> tuple[DOrder, Edges, list[View]] | Conflict:
+        """Saturate the star order ``E ∪ added`` and the views on top of it; ``views``:
+        the views saturated on ``E`` (they resume from there)."""
         E = {**E, **added}
         budget.tick()
         got = full_order(ix, E.keys()) if order is None else extend_order(ix, order, added.keys(), E.keys())
+        fresh = added
         while True:
             if got is None:
                 return conflict_of(ix, E)
-            views = check_views(ix, E, vs, budget, base=got, from_read=True)
-            if isinstance(views, Conflict):
-                return views
+            if views is None:
+                now = check_views(ix, E, vs, budget, base=got, from_read=True)
+            else:
+                now = update_views(ix, views, fresh, vs, budget, from_read=True)
+            if isinstance(now, Conflict):
+                return now
+            views = now
             new = _forced_star(ix, got, views, edges, all_operations)
             if not new:
                 return got, E, views
             E.update(new)
+            fresh = new
             budget.tick()
             got = extend_order(ix, got, new.keys(), E.keys())
 
-    def go(E: Edges, order: DOrder | None, added: Edges, depth: int = 0) -> StarSolution | Conflict:
+    def go(E: Edges, order: DOrder | None, added: Edges, depth: int = 0,
+           parent_views: list[View] | None = None) -> StarSolution | Conflict:
         if depth > limit[0]:
             raise BudgetExhausted(f"the direct engine's search depth limit of {limit[0]} nested choices "
                                   f"(a memory bound) ran out")
-        got = saturate(E, order, added)
+        got = saturate(E, order, added, parent_views)
         if isinstance(got, Conflict):
             return got
         order, E, views = got
@@ -200,7 +209,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
         pair = _open_pair(ix, order, edges)
         if pair is None:
             return StarSolution(E, views)
-        probe = saturate(E, order, _chain(ix, order, edges, _guess(ix, order, E, views)))
+        probe = saturate(E, order, _chain(ix, order, edges, _guess(ix, order, E, views)), views)
         if not isinstance(probe, Conflict) and _open_pair(ix, probe[0], edges) is None:
             return StarSolution(probe[1], probe[2])
         a, b = _conflict_choice(probe, pair, ix)
@@ -208,7 +217,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
             a, b = _premise_pair(ix, order, probe, members_of, pair)
         failed: list[Conflict] = []
         for x, y in ((a, b), (b, a)):
-            res = go(E, order, {(x, y): ("choice",)}, depth + 1)
+            res = go(E, order, {(x, y): ("choice",)}, depth + 1, views)
             if not isinstance(res, Conflict):
                 return res
             failed.append(res)

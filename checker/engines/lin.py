@@ -118,6 +118,28 @@ def _decide(history: History, rt: RealTimePairs, budget: Budget
     return (seq, None) if seq is not None else (None, everything)
 
 
+def linearization(history: History, budget: Budget) -> list[int] | None:
+    """A linearization of a timed history (uids; ``maybe`` operations left out did not
+    take effect), or ``None`` when some register has none or the registers' sequences
+    do not merge.  Register by register (locality, Herlihy and Wing, Theorem 1), then
+    merged as in :func:`_decide`.  A linearization is a legal serialisation, so it is a
+    witness of ``sc`` and of every weaker model (the direct engine's shortcut for
+    recorded histories, whose real time is a strong guide).  Raises
+    :class:`BudgetExhausted`."""
+    if not history.timed or _unsourced(history) is not None:
+        return None
+    by_reg: dict[str, list[int]] = {}
+    for op in history.ops:
+        by_reg.setdefault(op.register, []).append(op.uid)
+    chains = []
+    for uids in by_reg.values():
+        seq = search(history, uids, RealTimePairs.all(), budget)
+        if seq is None:
+            return None
+        chains.append(seq)
+    return _merge(history, chains)
+
+
 def _unsourced(history: History) -> int | None:
     """An operation (not ``maybe``: one may be left out) observing a value that
     nothing writes to its register and that is not its initial value: alone, it has
