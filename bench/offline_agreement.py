@@ -1,4 +1,4 @@
-"""Offline agreement run (issue 3): the direct and Z3 engines on many random histories.
+"""Offline agreement run: the direct and Z3 engines on many random histories.
 
 Usage::
 

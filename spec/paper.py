@@ -11,10 +11,11 @@
   values ``x?`` and ``y?`` allowed by SC, CC and fisheye.
 
 Figure 4 in the OCR'd text lists new-york's reads as ``S.read→1 R.read→1``; the program
-of Figure 3 waits on R first, then on S, and records (notes, item 8) only the read that
-ends each wait, so new-york is ``R.read→1, S.read→1, X.write(3)`` here, as in the
-contract's example.  The order of these two reads changes no verdict (both flags are
-written before the respective process's final read, by different processes).
+of Figure 3 waits on R first, then on S (its ``repeat ... until`` loops are waits on a
+register's local value), and records only the read that ends each wait, so new-york is
+``R.read→1, S.read→1, X.write(3)`` here, as in the contract's example.  The order of
+these two reads changes no verdict (both flags are written before the respective
+process's final read, by different processes).
 """
 
 from __future__ import annotations

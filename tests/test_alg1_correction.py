@@ -138,9 +138,10 @@ def test_corrected_one_broadcast_each_every_graph(gname):
 
 
 def test_published_one_broadcast_each_counts():
-    """Published on the issue's setting: 369 complete runs, 39 violate causal order, nothing
-    else (no deadlock, G-delivery order holds); the empty graph is clean (nothing delays a
-    process's own message, so it is delivered before anything that depends on it)."""
+    """Published, one broadcast per process on three processes with the edge p0-p1: 369
+    complete runs, 39 violate causal order, nothing else (no deadlock, G-delivery order
+    holds); the empty graph is clean (nothing delays a process's own message, so it is
+    delivered before anything that depends on it)."""
     row = explore_config("one edge", BCAST_1, ONE_EDGE, "published")
     assert row.complete
     assert (row.runs, row.deadlocks, row.violations) == (369, 0, {"causal order": 39})
@@ -168,7 +169,7 @@ def test_paper_scenario_corrected_paris_berlin_newyork():
 
 def test_alternative_fix_differs_only_in_the_own_entry():
     """The document's alternative (no ``sent`` counter): same messages as corrected except
-    entry i of s_caus, and clean on the issue's setting."""
+    entry i of s_caus, and clean with one broadcast per process on the edge p0-p1."""
     with alternative_fix():
         row = explore_config("alt", BCAST_1, ONE_EDGE, "corrected")
         system = make_system(parse_program("p0: bcast(X,1), bcast(X,2); p1: bcast(Y,3)"), [("p0", "p1")])

@@ -1,5 +1,6 @@
-"""``fisheye check`` and ``fisheye table1`` as the contract says (sections 1 and 3):
-exit statuses, --graph, --json with witnesses, and every bad input of section 1."""
+"""``fisheye check`` and ``fisheye table1`` as docs/contract.md says ("History files",
+"Command line"): exit statuses, --graph, --json with witnesses, and every bad input of a
+history file."""
 
 from __future__ import annotations
 

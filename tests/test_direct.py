@@ -34,7 +34,7 @@ from histgen import cc_history, fisheye_history, random_graph, sc_history  # noq
 
 
 def fig6(x: int, y: int) -> History:
-    """Figure 6 of the 2015 text (notes item 9), graph p-q, r-s."""
+    """Figure 6 / Table 1 of the 2015 text (section 3.2), graph p-q, r-s."""
     return History.build({
         "p": [("w", "X", 2), ("w", "Y", 4)],
         "q": [("w", "X", 3), ("r", "Y", 4), ("r", "Y", 5)],

@@ -1,5 +1,5 @@
 """``fisheye explain``: minimal cores and Elle-style arguments for the paper's violating
-figures (issue 7, item 4), checked independently: the core is re-checked by removing
+figures, checked independently: the core is re-checked by removing
 each operation, every fact of the argument is re-derived (:func:`verify`), and the
 prover agrees with the engines on random histories."""
 

@@ -1,4 +1,4 @@
-"""``fisheye explain`` on the command line (contract section 3): exit statuses, the
+"""``fisheye explain`` on the command line (docs/contract.md, "Command line"): exit statuses, the
 ``--json`` data, the text, the terminal diagram and a well-formed ``--svg``."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The abstraction level (Algorithm 2 over the G-fisheye broadcast specification) and the
-exactness of its stubborn-set reduction (issue 5, items 3 and 4)."""
+exactness of its stubborn-set reduction against the full search."""
 
 from __future__ import annotations
 

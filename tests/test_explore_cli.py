@@ -1,5 +1,5 @@
-"""``fisheye explore`` (contract sections 3 and 4): report keys, exit statuses, budgets,
-bad input."""
+"""``fisheye explore`` (docs/contract.md: "Command line", "Exploration report"): report
+keys, exit statuses, budgets, bad input."""
 
 from __future__ import annotations
 

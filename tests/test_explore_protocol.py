@@ -1,6 +1,6 @@
 """The protocol level (Algorithm 2 over Algorithm 1 over FIFO channels): exactness of the
 reduction (stubborn sets + the dead-clock quotient) against the full search, pinned
-counts on paris-berlin-newyork, replayable violation schedules (issue 5, items 1-4)."""
+counts on paris-berlin-newyork, replayable violation schedules."""
 
 from __future__ import annotations
 
@@ -108,7 +108,8 @@ def test_pbn_protocol_pinned_counts_and_the_papers_claim(graph):
 
 @pytest.mark.slow
 def test_published_variant_breaks_causal_order_with_a_replayable_schedule():
-    """Issue 9's configuration: three processes, edge p0-p1, one broadcast each."""
+    """Three processes, edge p0-p1, one broadcast each: the smallest configuration where the
+    published Algorithm 1 breaks causal order (docs/algorithm1-correction.md)."""
     prog = "p0: write(X,1); p1: write(Y,1); p2: write(Z,1)"
     rep = run(make_context(prog, "p0:p1", variant="published"), model="fisheye")
     assert rep["complete"]

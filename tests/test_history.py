@@ -1,4 +1,4 @@
-"""spec.history: the contract's history format (section 1), loaded and validated."""
+"""spec.history: the history file format (docs/contract.md, "History files"), loaded and validated."""
 
 from __future__ import annotations
 

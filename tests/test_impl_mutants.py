@@ -1,6 +1,7 @@
-"""Each mutant of issue 7 changes one thing, and each is caught on a small system: the
-search or the pinned run below shows the violation (or deadlock), and the same
-search or run on the unmutated corrected algorithm shows none."""
+"""Each mutant of Algorithms 1 and 2 (:class:`fisheye.impl.toco.Mutant`) changes one thing,
+and each is caught on a small system: the search or the pinned run below shows the
+violation (or deadlock), and the same search or run on the unmutated corrected algorithm
+shows none."""
 
 from __future__ import annotations
 

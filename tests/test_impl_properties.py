@@ -1,5 +1,4 @@
-"""Random schedules on random programs and graphs (2-5 processes, up to 4 operations each;
-issue 4, item 7; issue 9, item 4):
+"""Random schedules on random programs and graphs (2-5 processes, up to 4 operations each):
 every complete run of the *corrected* Algorithm 1 + Algorithm 2 on FIFO channels
 satisfies the five broadcast properties of section 4.1, and its register history is
 fisheye-consistent for its graph -- sequentially consistent on the complete graph,
@@ -83,7 +82,7 @@ def test_properties_cover_the_five_of_section_4_1():
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**32 - 1), st.randoms(use_true_random=False))
 def test_corrected_larger_systems(seed, rnd):
-    """Issue 9, item 4: random schedules on larger systems (6-7 processes, up to 5
+    """Random schedules on larger systems (6-7 processes, up to 5
     operations each, three registers, random graph)."""
     rng = random.Random(seed)
     program = random_program(rng, rng.randint(6, 7), max_ops=5, registers="XYZ")

@@ -1,4 +1,4 @@
-"""Hand-traced runs of the paper's scenarios, pinned step by step (issue 4, item 7).
+"""Hand-traced runs of the paper's scenarios, pinned step by step.
 
 Every expected value below was computed by hand from Algorithm 1 (lines cited) with the
 appendix's timestamp order (ties: higher process index first) and the corrected

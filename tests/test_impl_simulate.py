@@ -1,4 +1,4 @@
-"""``fisheye simulate`` (contract section 3) and the factory's inputs."""
+"""``fisheye simulate`` (docs/contract.md, "Command line") and the factory's inputs."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Issue 9: the published Algorithm 1 breaks causal order; the corrected one does not.
+"""The published Algorithm 1 breaks causal order; the corrected one does not
+(docs/algorithm1-correction.md).
 
-The lead's hypothesis (line 5 increments causal_i[i] at broadcast time, so a message
+The hypothesis (line 5 increments causal_i[i] at broadcast time, so a message
 that causally depends on p_i's own still-pending message passes p_i's C test) is
 verified here by (1) a pinned, hand-derived schedule, (2) the register-level history it
 yields through Algorithm 2, judged by the checker, and (3) a small exhaustive search of
