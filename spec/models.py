@@ -1,4 +1,5 @@
-"""The consistency models of the contract (section 2)."""
+"""The consistency models a history is checked against (docs/contract.md, "Models"), each
+with the paper's definition it follows."""
 
 from __future__ import annotations
 
