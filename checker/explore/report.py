@@ -1,5 +1,5 @@
-"""The exploration report (docs/contract.md §4), built from terminal records by every
-engine (local or Spark) in the same way.
+"""The exploration report (docs/contract.md, "Exploration report"), built from terminal
+records by every engine (local or Spark) in the same way.
 
 Keys of the contract: ``scenario``, ``graph``, ``engine``, ``level``, ``complete``,
 ``states``, ``terminal_states`` (distinct final states of complete runs), ``histories``
@@ -264,8 +264,9 @@ def _sort_key(values: list[Any]) -> tuple[Any, ...]:
 
 
 def exit_status(report: dict[str, Any]) -> int:
-    """Contract section 3: 0 complete and no violation, 1 violations, 3 cut short (or a
-    check that could not decide) before finding any violation."""
+    """The exit status of ``fisheye explore`` (docs/contract.md, "Command line"): 0
+    complete and no violation, 1 violations, 3 cut short (or a check that could not
+    decide) before finding any violation."""
     if report["violations_total"] or any(p["status"] == "never held" for p in report.get("properties", ())):
         return 1
     if not report["complete"] or report.get("unknown_checks"):

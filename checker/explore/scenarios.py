@@ -102,9 +102,9 @@ def run(ctx: Context, *, level: str | None = None, model: str | Model | None = "
         model_graph: ProximityGraph | None = None, max_states: int | None = None,
         timeout: float | None = None, progress: Progress | None = None, check_engine: str = "auto",
         on_terminal: Callable[[Any, str], None] | None = None, **engine: Any) -> dict[str, Any]:
-    """Explore ``ctx`` locally and return the report (docs/contract.md §4).  ``engine``:
-    the storage options of :func:`fisheye.checker.explore.engine.explore` (``memory``,
-    ``exact``, ``checkpoint``, ``resume``, ``checkpoint_every``)."""
+    """Explore ``ctx`` locally and return the report (docs/contract.md, "Exploration report").
+    ``engine``: the storage options of :func:`fisheye.checker.explore.engine.explore`
+    (``memory``, ``exact``, ``checkpoint``, ``resume``, ``checkpoint_every``)."""
     lvl = level or ctx.system.info.level
     builder = ReportBuilder(ctx, lvl, model=Model(model) if model is not None else None,
                             model_graph=model_graph, check_engine=check_engine)

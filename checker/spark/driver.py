@@ -61,7 +61,7 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
             progress: Callable[[LevelStat], None] | bool | None = None, parquet: str | None = None,
             spark: Any = None, verbose: bool = False, checkpoint: str | None = None,
             driver_width: int = bfs.DRIVER_WIDTH) -> dict[str, Any]:
-    """Explore ``ctx`` on Spark and return the report (docs/contract.md §4).
+    """Explore ``ctx`` on Spark and return the report (docs/contract.md, "Exploration report").
 
     ``master``: a Spark master URL (None: ``spark-submit``'s, else ``local[*]``);
     ``partitions``: shards of the state space (default: one per core of the cluster);
