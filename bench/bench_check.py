@@ -174,7 +174,8 @@ def run_sub(kind: str, model: str, n_ops: int, seed: int, engine: str, cache: st
 
 
 def targets(suite: str, rows: list[dict[str, Any]], n_ops: int) -> list[str]:
-    """The issue's targets, each judged on this run: met / NOT met."""
+    """The speed and memory targets of the suite (module docstring), each judged on this
+    run: met / NOT met."""
     out: list[str] = []
 
     def ok(flag: bool) -> str:

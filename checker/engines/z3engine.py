@@ -4,7 +4,7 @@ The definitions (section 2.2, 2.3 and 3.2 of the 2015 text; section 3.2 of the 2
 report) ask for a read-from map (hence ``~>H``), a star order ``*~>H,G ⊇ ~>H`` and, for
 each process ``p_i``, a sequential legal history ``S_i`` of ``H|(p_i + W)`` that
 respects the order.  Searching partial orders directly is expensive; the encoding rests
-on one lemma (the project lead's argument, restated here).
+on one lemma, proved here.
 
 **Lemma.**  Let ``R`` be a relation on the operations of ``H`` with ``closure(R)``
 acyclic, and let ``S_i`` be a total order of the subset ``p_i + W``.  Then ``S_i``
