@@ -194,6 +194,17 @@ def test_prover_agrees_with_the_engines(hg, model):
     assert _contradictions_stay_in_their_view(exp) == []
 
 
+def test_a_read_without_source_says_how_its_register_starts():
+    """The argument for a read nothing can have written names the register's initial
+    value; ``absent`` (an import's stand-in for "no value yet") is said in words."""
+    h = History.build({"p": [("w", "X", 1)], "q": [("r", "X", 7)]}, initial={"X": "nil"})
+    quoted = explain(h, Model.CC).text()
+    assert 'and X starts at "nil"' in quoted and "no value" not in quoted
+    said = explain(h, Model.CC, absent="nil")
+    assert "and X starts with no value (nil)" in said.text() and '"nil"' not in said.text()
+    assert "starts with no value (nil)" in said.to_json()["proof"]["because"]
+
+
 def test_past_the_proof_budget_the_core_is_still_given():
     h = paper.FIGURE2
     exp = explain(h, Model.SC, _graph(h), budget=0)

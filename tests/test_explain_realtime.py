@@ -117,7 +117,23 @@ def test_a_read_of_a_value_nothing_writes():
     h = History.build({"a": [["w", "X", 1, {"t": [0, 1]}]], "b": [["r", "X", 7, {"t": [2, 3]}]]})
     exp = explain_realtime(h, "lin")
     assert exp.proved and [h.ops[u].label() for u in exp.core] == ["r(X)7@b#0"]
-    assert "no operation writes 7 to X, whose initial value is 0" in exp.text()
+    assert "no operation writes 7 to X, which starts at 0" in exp.text()
+
+
+@pytest.mark.parametrize("sentinel", ["nil", "nil'"])
+def test_the_absent_initial_value_of_an_import_is_said_in_words(sentinel):
+    """A Jepsen register starts at nil, which an import represents by a string sentinel
+    (``nil``, or ``nil'`` when the history holds the string ``nil``): given as ``absent``,
+    the text says the register has no value yet instead of quoting the sentinel; without
+    it, the same initial value is a string like any other, quoted as written."""
+    h = History.build({"a": [["w", "X", 1, {"t": [0, 1]}]], "b": [["r", "X", 7, {"t": [2, 3]}]]},
+                      initial={"X": sentinel})
+    said = explain_realtime(h, "lin", absent=sentinel).text()
+    assert "no operation writes 7 to X, which starts with no value (nil)" in said
+    assert f'"{sentinel}"' not in said
+    quoted = explain_realtime(h, "lin").text()
+    assert f'no operation writes 7 to X, which starts at "{sentinel}"' in quoted
+    assert "no value" not in quoted
 
 
 def test_fisheye_lin_uses_only_edges_of_the_graph():

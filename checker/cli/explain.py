@@ -27,7 +27,7 @@ from typing import Any
 
 from fisheye.spec import realtime
 from fisheye.spec.graph import parse_graph_option
-from fisheye.spec.history import HistoryError, parse_history
+from fisheye.spec.history import HistoryError, Value, parse_history
 from fisheye.spec.models import MODEL_NAMES, Model, unsupported
 
 from .. import counterexample as cxm
@@ -135,13 +135,14 @@ def run(args: argparse.Namespace) -> int:
         raise HistoryError(why, args.file)
     from ..explain import ExplainError, explain
 
+    absent = imported.notes.sentinel if imported.notes is not None else None  # Jepsen's nil
     if realtime.handles(history, model):  # lin, fisheye-lin, sc with cas/maybe
-        return _explain_sequential(history, model, graph, args)
+        return _explain_sequential(history, model, graph, args, absent)
 
     schedule = [s.to_json() for s in cx.schedule] if cx else []
     try:
         exp = explain(history, model, graph, schedule=schedule, timeout=args.timeout,
-                      progress=_progress(args))
+                      progress=_progress(args), absent=absent)
     except ExplainError as e:
         if args.json:
             print(json.dumps({"verdict": e.verdict.value, "model": model.value, "message": str(e)}))
@@ -177,7 +178,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _explain_sequential(history: Any, model: Model, graph: Any, args: argparse.Namespace) -> int:
+def _explain_sequential(history: Any, model: Model, graph: Any, args: argparse.Namespace,
+                        absent: Value | None) -> int:
     """The models with real time, cas and maybe operations (:mod:`..explain.realtime`)."""
     from ..explain import ExplainError
     from ..explain.realtime import explain_realtime
@@ -185,7 +187,7 @@ def _explain_sequential(history: Any, model: Model, graph: Any, args: argparse.N
     if args.svg:
         raise UsageError(f"--svg is not available for {model.value} explanations (use --json or the text)")
     try:
-        exp = explain_realtime(history, model, graph, timeout=args.timeout)
+        exp = explain_realtime(history, model, graph, timeout=args.timeout, absent=absent)
     except ExplainError as e:
         if args.json:
             print(json.dumps({"verdict": e.verdict.value, "model": model.value, "message": str(e)}))

@@ -29,7 +29,7 @@ from typing import Any
 
 from fisheye.spec.causal import candidate_sources
 from fisheye.spec.graph import ProximityGraph
-from fisheye.spec.history import History, Op, format_value
+from fisheye.spec.history import History, Op, Value, format_value, value_key
 from fisheye.spec.models import Model
 
 from ..result import Verdict
@@ -235,6 +235,16 @@ def op_text(op: Op) -> str:
     return f"r({op.register})->{format_value(op.value)}"
 
 
+def start_text(history: History, register: str, absent: Value | None = None) -> str:
+    """How ``register`` starts, in words: ``starts at 0``; ``starts with no value (nil)``
+    when its initial value is ``absent``, the value an import chose to stand for "no value
+    yet" (a Jepsen register's ``nil``, :attr:`fisheye.checker.formats.ImportNotes.sentinel`)."""
+    init = history.initial_value(register)
+    if absent is not None and value_key(init) == value_key(absent):
+        return "starts with no value (nil)"
+    return f"starts at {format_value(init)}"
+
+
 # ---- the explanation ------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -247,6 +257,7 @@ class Explanation:
     proof: Proof | None       # None for a read without any source, or past the budget
     schedule: tuple[Any, ...] = ()
     unproved: str = ""        # why there is no argument although the core violates
+    absent: Value | None = None  # the initial value that means "no value yet" (Jepsen's nil)
 
     # ---- helpers ----
     def n(self, uid: int) -> str:
@@ -359,8 +370,8 @@ class Explanation:
     def _no_source_text(self, r: Op) -> str:
         return (f"{r.process} reads {format_value(r.value)} from {r.register}, but no write of "
                 f"{format_value(r.value)} to {r.register} can be its source (there is none, or "
-                f"only later writes of {r.process}) and {r.register} starts at "
-                f"{format_value(self.core.history.initial_value(r.register))}")
+                f"only later writes of {r.process}) and {r.register} "
+                f"{start_text(self.core.history, r.register, self.absent)}")
 
     def because(self, f: Fact, numbering: dict[int, int]) -> str:
         """Why ``f`` holds: the explainer of its kind (:mod:`.explainers`)."""
@@ -515,14 +526,15 @@ def _closure(facts: dict[int, Fact], ids: Sequence[int]) -> set[int]:
 def explain(history: History, model: Model | str, graph: ProximityGraph | None = None, *,
             decide: Decide | None = None, schedule: Sequence[Any] = (), budget: int = 20000,
             engine: str = "auto", timeout: float | None = None,
-            progress: Progress | None = None) -> Explanation:
+            progress: Progress | None = None, absent: Value | None = None) -> Explanation:
     """Explain why ``history`` violates ``model`` on ``graph``: minimal core, names, proof.
 
     ``timeout`` bounds the whole explanation (every check and the proof search); when it
     runs out before a violation is established, :class:`ExplainError` (unknown); after,
     the core found so far is explained and marked not verified 1-minimal.  ``progress``
-    receives one line per stage.  Raises :class:`ExplainError` when the history is
-    consistent or the check unknown."""
+    receives one line per stage.  ``absent``: the initial value that stands for "no value
+    yet" (an imported Jepsen history's ``nil``), said in words by the text.  Raises
+    :class:`ExplainError` when the history is consistent or the check unknown."""
     import time
 
     model = Model(model)
@@ -582,7 +594,7 @@ def explain(history: History, model: Model | str, graph: ProximityGraph | None =
         except NoProof as e:
             raise ExplainError(f"the prover finds the core consistent while the engines do not ({e}): "
                                "please report this disagreement", Verdict.UNKNOWN) from None
-    return Explanation(history, model, graph, core, names, proof, tuple(schedule), unproved)
+    return Explanation(history, model, graph, core, names, proof, tuple(schedule), unproved, absent)
 
 
 def _refuse(verdict: Verdict, model: Model) -> None:

@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from fisheye.spec.graph import ProximityGraph
-from fisheye.spec.history import History, format_value, value_key
+from fisheye.spec.history import History, Value, format_value, value_key
 from fisheye.spec.models import Model
 from fisheye.spec.realtime import RealTimePairs, real_time_pairs
 
 from ..engines import lin as lin_engine
 from ..result import Verdict
-from .argument import ExplainError, op_names
+from .argument import ExplainError, op_names, start_text
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,7 @@ class RealTimeExplanation:
     steps: tuple[Ordering, ...]           # the argument, the last one closing the cycle
     summary: str                          # the certificate's own last line
     no_source: int | None = None          # an operation reading a value nothing writes
+    absent: Value | None = None           # the initial value that means "no value yet" (Jepsen's nil)
 
     @property
     def proved(self) -> bool:
@@ -97,9 +98,8 @@ class RealTimeExplanation:
             op = ops[self.no_source]
             v = format_value(op.observed)
             lines.append(f"{self.n(self.no_source)} reads {v} from {op.register}, but "
-                         f"no operation writes {format_value(op.observed)} to {op.register}, whose initial "
-                         f"value is {format_value(self.history.initial_value(op.register))}: no sequence "
-                         "can be legal.")
+                         f"no operation writes {v} to {op.register}, which "
+                         f"{start_text(self.history, op.register, self.absent)}: no sequence can be legal.")
             return "\n".join(lines)
         if not self.steps:
             lines.append(f"No short chain of forced orderings closes a cycle here ({self.summary}); "
@@ -117,10 +117,11 @@ class RealTimeExplanation:
 
 
 def explain_realtime(history: History, model: Model | str, graph: ProximityGraph | None = None, *,
-                     timeout: float | None = None) -> RealTimeExplanation:
+                     timeout: float | None = None, absent: Value | None = None) -> RealTimeExplanation:
     """Explain why ``history`` violates ``model`` (``lin``, ``fisheye-lin``, or ``sc``
-    with cas or ``maybe`` operations).  Raises :class:`ExplainError` when it does not
-    (or when the engine cannot decide)."""
+    with cas or ``maybe`` operations).  ``absent``: the initial value that stands for "no
+    value yet" (an imported Jepsen history's ``nil``), said in words by the text.  Raises
+    :class:`ExplainError` when it does not (or when the engine cannot decide)."""
     model = Model(model)
     if graph is None:
         graph = ProximityGraph(history.processes, history.edges)
@@ -136,10 +137,11 @@ def explain_realtime(history: History, model: Model | str, graph: ProximityGraph
     pairs = real_time_pairs(model.value, graph)
     orphan = _without_source(history, core, optional)
     if orphan is not None:
-        return RealTimeExplanation(history, model, tuple(core), optional, names, (), summary, orphan)
+        return RealTimeExplanation(history, model, tuple(core), optional, names, (), summary, orphan,
+                                   absent)
     steps, must = _argument(history, core, optional, pairs)
     return _rendered(RealTimeExplanation(history, model, tuple(core), frozenset(core) - must, names,
-                                         tuple(steps), summary))
+                                         tuple(steps), summary, absent=absent))
 
 
 def _without_source(history: History, core: list[int], optional: frozenset[int]) -> int | None:
@@ -417,4 +419,4 @@ def _rendered(exp: RealTimeExplanation) -> RealTimeExplanation:
     steps = tuple(Ordering(s.before, s.after, s.rule, sub(s.why), s.needs) for s in exp.steps)
     core = tuple(mentioned) if steps else exp.core
     return RealTimeExplanation(exp.history, exp.model, core, exp.optional, names, steps, exp.summary,
-                               exp.no_source)
+                               exp.no_source, exp.absent)
