@@ -205,6 +205,17 @@ def test_a_read_without_source_says_how_its_register_starts():
     assert "starts with no value (nil)" in said.to_json()["proof"]["because"]
 
 
+def test_a_read_of_the_absent_value_shows_nil_in_the_text_diagram_and_html():
+    from fisheye.checker.explain.diagram import render as diagram
+    from fisheye.checker.explain.html import render as html
+
+    h = History.build({"p": [("w", "X", 1), ("r", "X", "nil")]}, initial={"X": "nil"})
+    said = explain(h, Model.CC, absent="nil")
+    for shown in (said.text(), diagram(said), html(said).replace("&gt;", ">")):
+        assert "r(X)->nil" in shown and "nil&quot;" not in shown and '"nil"' not in shown
+    assert 'r(X)->"nil"' in explain(h, Model.CC).text()
+
+
 def test_past_the_proof_budget_the_core_is_still_given():
     h = paper.FIGURE2
     exp = explain(h, Model.SC, _graph(h), budget=0)

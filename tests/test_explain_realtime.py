@@ -136,6 +136,14 @@ def test_the_absent_initial_value_of_an_import_is_said_in_words(sentinel):
     assert "no value" not in quoted
 
 
+def test_a_read_of_the_absent_value_shows_nil():
+    h = History.build({"a": [["w", "X", 1, {"t": [0, 1]}]], "b": [["r", "X", "nil", {"t": [2, 3]}]]},
+                      initial={"X": "nil"})
+    said = explain_realtime(h, "lin", absent="nil").text()
+    assert "= r(X)nil by b" in said and '"nil"' not in said
+    assert '= r(X)"nil" by b' in explain_realtime(h, "lin").text()
+
+
 def test_fisheye_lin_uses_only_edges_of_the_graph():
     h = History.build({"a": [["w", "X", 1, {"t": [0, 1]}]], "b": [["r", "X", 0, {"t": [2, 3]}]], "c": []})
     exp = explain_realtime(h, "fisheye-lin", ProximityGraph.of(h.processes, [("a", "b")]))

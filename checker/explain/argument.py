@@ -229,20 +229,28 @@ def order_name(ctx: str) -> str:
     return f"S_{ctx[2:]}"
 
 
-def op_text(op: Op) -> str:
+def is_absent(value: Value | None, absent: Value | None) -> bool:
+    """Whether ``value`` is ``absent``, the value an import chose to stand for "no value
+    yet" (a Jepsen register's ``nil``, :attr:`fisheye.checker.formats.ImportNotes.sentinel`)."""
+    return absent is not None and value is not None and value_key(value) == value_key(absent)
+
+
+def value_text(value: Value | None, absent: Value | None = None) -> str:
+    """A value as the texts show it: its JSON, or ``nil`` for ``absent``."""
+    return "nil" if is_absent(value, absent) else format_value(value)
+
+
+def op_text(op: Op, absent: Value | None = None) -> str:
     if op.is_write:
-        return f"w({op.register},{format_value(op.value)})"
-    return f"r({op.register})->{format_value(op.value)}"
+        return f"w({op.register},{value_text(op.value, absent)})"
+    return f"r({op.register})->{value_text(op.value, absent)}"
 
 
 def start_text(history: History, register: str, absent: Value | None = None) -> str:
-    """How ``register`` starts, in words: ``starts at 0``; ``starts with no value (nil)``
-    when its initial value is ``absent``, the value an import chose to stand for "no value
-    yet" (a Jepsen register's ``nil``, :attr:`fisheye.checker.formats.ImportNotes.sentinel`)."""
+    """How ``register`` starts, in words: ``starts at 0``, or ``starts with no value
+    (nil)`` when its initial value is ``absent``."""
     init = history.initial_value(register)
-    if absent is not None and value_key(init) == value_key(absent):
-        return "starts with no value (nil)"
-    return f"starts at {format_value(init)}"
+    return "starts with no value (nil)" if is_absent(init, absent) else f"starts at {format_value(init)}"
 
 
 # ---- the explanation ------------------------------------------------------------------------
@@ -368,8 +376,9 @@ class Explanation:
         return " ".join(parts)
 
     def _no_source_text(self, r: Op) -> str:
-        return (f"{r.process} reads {format_value(r.value)} from {r.register}, but no write of "
-                f"{format_value(r.value)} to {r.register} can be its source (there is none, or "
+        v = value_text(r.value, self.absent)
+        return (f"{r.process} reads {v} from {r.register}, but no write of "
+                f"{v} to {r.register} can be its source (there is none, or "
                 f"only later writes of {r.process}) and {r.register} "
                 f"{start_text(self.core.history, r.register, self.absent)}")
 
@@ -407,7 +416,7 @@ class Explanation:
         lines.append("Let:")
         for op in self.ops[:MAX_LET]:
             o = self.history.ops[self.core.uids[op.uid]]
-            lines.append(f"  {self.n(op.uid)} = {op_text(op)} at {op.process} "
+            lines.append(f"  {self.n(op.uid)} = {op_text(op, self.absent)} at {op.process} "
                          f"({ordinal(o.index)} operation of {op.process})")
         if len(self.ops) > MAX_LET:
             lines.append(f"  ... and {len(self.ops) - MAX_LET} more operations (all of them: --json)")

@@ -183,7 +183,7 @@ def clip(text: str, n: int = MAX_LABEL) -> str:
 
 def label(exp: Explanation, uid: int, names: dict[int, str]) -> str:
     op = exp.history.ops[uid]
-    text = clip(op_text(op))
+    text = clip(op_text(op, exp.absent))
     return f"{names[uid]}:{text}" if uid in names else f".{text}"
 
 

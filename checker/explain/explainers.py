@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from fisheye.spec.history import format_value
 from fisheye.spec.models import Model
+
+from .argument import value_text
 
 if TYPE_CHECKING:
     from .argument import Explanation
@@ -34,8 +35,8 @@ def _po(exp: Explanation, f: Fact, where: str, refuted: str) -> str:
 
 def _rf(exp: Explanation, f: Fact, where: str, refuted: str) -> str:
     r = exp.ops[f.lit.b]
-    return (f"{exp.n(f.lit.b)} reads {format_value(r.value)} from {r.register}, and {exp.n(f.lit.a)} "
-            f"is the only write that can supply it (read-from)")
+    return (f"{exp.n(f.lit.b)} reads {value_text(r.value, exp.absent)} from {r.register}, and "
+            f"{exp.n(f.lit.a)} is the only write that can supply it (read-from)")
 
 
 def _rf_choice(exp: Explanation, f: Fact, where: str, refuted: str) -> str:
@@ -47,8 +48,8 @@ def _rf_choice(exp: Explanation, f: Fact, where: str, refuted: str) -> str:
 
 def _source(exp: Explanation, f: Fact, where: str, refuted: str) -> str:
     r = exp.ops[f.lit.b]
-    return (f"{exp.n(f.lit.b)} returns {format_value(r.value)}, written only by {exp.n(f.lit.a)}, so "
-            f"{exp.n(f.lit.a)} precedes it in {where} (legality)")
+    return (f"{exp.n(f.lit.b)} returns {value_text(r.value, exp.absent)}, written only by "
+            f"{exp.n(f.lit.a)}, so {exp.n(f.lit.a)} precedes it in {where} (legality)")
 
 
 def _source_choice(exp: Explanation, f: Fact, where: str, refuted: str) -> str:

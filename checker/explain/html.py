@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from html import escape
 
-from fisheye.spec.history import History
+from fisheye.spec.history import History, Value
 
 from .argument import Explanation, op_text
 from .diagram import core_names
@@ -43,13 +43,13 @@ def _head(heading: str) -> list[str]:
             f"<h1>{escape(heading)}</h1>"]
 
 
-def _history_table(h: History, names: dict[int, str]) -> list[str]:
+def _history_table(h: History, names: dict[int, str], absent: Value | None = None) -> list[str]:
     out = ["<h2>The history</h2><table><tr><th>process</th><th>operations (in process order)</th></tr>"]
     for p in h.processes:
         ops = h.of(p)
         cells = []
         for op in ops[:MAX_HISTORY_ROWS]:
-            text = escape(op_text(op))
+            text = escape(op_text(op, absent))
             cells.append(f'<span class="core" style="color:#c0392b;font-weight:bold">'
                          f"{escape(names[op.uid])}={text}</span>" if op.uid in names else text)
         more = f' <span class="note">... and {len(ops) - MAX_HISTORY_ROWS} more</span>' \
@@ -105,9 +105,10 @@ def render(exp: Explanation, *, title: str = "", found_by: str = "",
                "<th>position</th></tr>")
     for i, u in enumerate(exp.core.uids):
         op = h.ops[u]
-        out.append(f"<tr><td class=\"core\">{escape(exp.names[i])}</td><td>{escape(op_text(op))}</td>"
+        text = escape(op_text(op, exp.absent))
+        out.append(f"<tr><td class=\"core\">{escape(exp.names[i])}</td><td>{text}</td>"
                    f"<td>{escape(op.process)}</td><td>{op.index + 1}</td></tr>")
     out.append("</table>")
-    out += _history_table(h, names) + _replay(replay)
+    out += _history_table(h, names, exp.absent) + _replay(replay)
     out += ["</body>", "</html>"]
     return "\n".join(out) + "\n"

@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from fisheye.spec.graph import ProximityGraph
-from fisheye.spec.history import History, Value, format_value, value_key
+from fisheye.spec.history import History, Op, Value, format_value, value_key
 from fisheye.spec.models import Model
 from fisheye.spec.realtime import RealTimePairs, real_time_pairs
 
 from ..engines import lin as lin_engine
 from ..result import Verdict
-from .argument import ExplainError, op_names, start_text
+from .argument import ExplainError, op_names, start_text, value_text
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,15 @@ class RealTimeExplanation:
     def n(self, u: int) -> str:
         return self.names[u]
 
+    def short(self, op: Op) -> str:
+        """:meth:`Op.short`, with ``absent`` shown as ``nil``."""
+        v = value_text(op.value, self.absent)
+        if op.kind == "w":
+            return f"w({op.register},{v})"
+        if op.kind == "r":
+            return f"r({op.register}){v}"
+        return f"cas({op.register},{value_text(op.old, self.absent)},{v})"
+
     def to_json(self) -> dict[str, Any]:
         ops = self.history.ops
         return {
@@ -93,10 +102,10 @@ class RealTimeExplanation:
                 f", invoked at {format_value(op.invoke)}, "
                 + ("never returned" if op.complete is None else f"completed at {format_value(op.complete)}"))
             opt = " (may or may not have taken effect)" if u in self.optional else ""
-            lines.append(f"  {self.n(u)} = {op.short()} by {op.process}{when}{opt}")
+            lines.append(f"  {self.n(u)} = {self.short(op)} by {op.process}{when}{opt}")
         if self.no_source is not None:
             op = ops[self.no_source]
-            v = format_value(op.observed)
+            v = value_text(op.observed, self.absent)
             lines.append(f"{self.n(self.no_source)} reads {v} from {op.register}, but "
                          f"no operation writes {v} to {op.register}, which "
                          f"{start_text(self.history, op.register, self.absent)}: no sequence can be legal.")
@@ -139,7 +148,7 @@ def explain_realtime(history: History, model: Model | str, graph: ProximityGraph
     if orphan is not None:
         return RealTimeExplanation(history, model, tuple(core), optional, names, (), summary, orphan,
                                    absent)
-    steps, must = _argument(history, core, optional, pairs)
+    steps, must = _argument(history, core, optional, pairs, absent)
     return _rendered(RealTimeExplanation(history, model, tuple(core), frozenset(core) - must, names,
                                          tuple(steps), summary, absent=absent))
 
@@ -160,8 +169,8 @@ def _without_source(history: History, core: list[int], optional: frozenset[int])
 
 # ---- deriving forced orderings ----------------------------------------------------------------
 
-def _argument(history: History, core: list[int], optional: frozenset[int], pairs: RealTimePairs
-              ) -> tuple[list[Ordering], frozenset[int]]:
+def _argument(history: History, core: list[int], optional: frozenset[int], pairs: RealTimePairs,
+              absent: Value | None = None) -> tuple[list[Ordering], frozenset[int]]:
     """The cycle of orderings (empty: none found), and the operations that must take
     effect (those not optional, and the only sources of what these observe)."""
     ops = history.ops
@@ -250,15 +259,15 @@ def _argument(history: History, core: list[int], optional: frozenset[int], pairs
         cycle = _cycle(facts, core)
         if cycle:
             return _unfold(facts, cycle), frozenset(must)
-    overwritten = _every_source_overwritten(history, core, must, facts, pairs)
+    overwritten = _every_source_overwritten(history, core, must, facts, pairs, absent)
     if overwritten:
         return overwritten, frozenset(must)
     return [], frozenset(must)
 
 
 def _every_source_overwritten(history: History, core: list[int], must: list[int],
-                              facts: dict[tuple[int, int], Ordering], pairs: RealTimePairs
-                              ) -> list[Ordering]:
+                              facts: dict[tuple[int, int], Ordering], pairs: RealTimePairs,
+                              absent: Value | None = None) -> list[Ordering]:
     """An observer ``r`` that must take effect, and a write ``w`` that must too, with
     ``w < r`` and every operation that could be ``r``'s source (writing its value to
     its register) before ``w`` in every sequence that holds it (process order, or real
@@ -285,11 +294,12 @@ def _every_source_overwritten(history: History, core: list[int], must: list[int]
                 path = reach[(w, r)]
                 steps = _chain(facts, path)
                 verb = "writes" if len(cands) == 1 else "write"
+                seen = value_text(op.observed, absent)
                 steps.append(Ordering(r, w, "overwritten",
-                                      f"{_nm(r)} reads {format_value(op.observed)} from {op.register}, which "
+                                      f"{_nm(r)} reads {seen} from {op.register}, which "
                                       f"only {names} {verb}; each of them, if it took effect, did so "
                                       f"before {_nm(w)} (process order or real time), and {_nm(w)} writes "
-                                      f"{format_value(ow.value)} to {op.register} before {_nm(r)}"))
+                                      f"{value_text(ow.value, absent)} to {op.register} before {_nm(r)}"))
                 return steps
     return []
 
