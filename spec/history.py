@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -136,14 +136,15 @@ class Op:
     def vkey(self) -> tuple[str, Any]:
         return value_key(self.value)
 
-    def short(self) -> str:
-        """``w(X,1)``, ``r(X)2`` or ``cas(X,1,2)``: the operation without its process."""
-        v = format_value(self.value)
+    def short(self, show: Callable[[Value], str] = format_value) -> str:
+        """``w(X,1)``, ``r(X)2`` or ``cas(X,1,2)``: the operation without its process, its
+        values shown by ``show`` (JSON by default)."""
+        v = show(self.value)
         if self.kind == "w":
             return f"w({self.register},{v})"
         if self.kind == "r":
             return f"r({self.register}){v}"
-        return f"cas({self.register},{format_value(self.old)},{v})"
+        return f"cas({self.register},{show(self.old)},{v})"  # type: ignore[arg-type]
 
     def label(self) -> str:
         """``w(X,1)@paris#0``: unique within a history."""
