@@ -142,6 +142,10 @@ def test_a_read_of_the_absent_value_shows_nil():
     said = explain_realtime(h, "lin", absent="nil").text()
     assert "= r(X)nil by b" in said and '"nil"' not in said
     assert '= r(X)"nil" by b' in explain_realtime(h, "lin").text()
+    cas = History.build({"a": [["w", "X", 1, {"t": [0, 1]}]], "b": [["cas", "X", ["nil", 2], {"t": [2, 3]}]]},
+                        initial={"X": "nil"})
+    assert "= cas(X,nil,2) by b" in explain_realtime(cas, "lin", absent="nil").text()
+    assert '= cas(X,"nil",2) by b' in explain_realtime(cas, "lin").text()
 
 
 def test_fisheye_lin_uses_only_edges_of_the_graph():

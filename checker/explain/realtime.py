@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fisheye.spec.graph import ProximityGraph
-from fisheye.spec.history import History, Op, Value, format_value, value_key
+from fisheye.spec.history import History, Value, format_value, value_key
 from fisheye.spec.models import Model
 from fisheye.spec.realtime import RealTimePairs, real_time_pairs
 
@@ -69,15 +69,6 @@ class RealTimeExplanation:
     def n(self, u: int) -> str:
         return self.names[u]
 
-    def short(self, op: Op) -> str:
-        """:meth:`Op.short`, with ``absent`` shown as ``nil``."""
-        v = value_text(op.value, self.absent)
-        if op.kind == "w":
-            return f"w({op.register},{v})"
-        if op.kind == "r":
-            return f"r({op.register}){v}"
-        return f"cas({op.register},{value_text(op.old, self.absent)},{v})"
-
     def to_json(self) -> dict[str, Any]:
         ops = self.history.ops
         return {
@@ -102,7 +93,8 @@ class RealTimeExplanation:
                 f", invoked at {format_value(op.invoke)}, "
                 + ("never returned" if op.complete is None else f"completed at {format_value(op.complete)}"))
             opt = " (may or may not have taken effect)" if u in self.optional else ""
-            lines.append(f"  {self.n(u)} = {self.short(op)} by {op.process}{when}{opt}")
+            shown = op.short(lambda v: value_text(v, self.absent))
+            lines.append(f"  {self.n(u)} = {shown} by {op.process}{when}{opt}")
         if self.no_source is not None:
             op = ops[self.no_source]
             v = value_text(op.observed, self.absent)
