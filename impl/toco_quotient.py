@@ -33,6 +33,7 @@ from fisheye.impl.api import Step
 from fisheye.impl.toco import CATCH_UP, TOCOBC, wire_id
 
 _CACHE = 1 << 18        # entries of an identity-keyed memo before it is cleared
+SATURATED = 255         # the value of a saturated view: above every clock value explored
 
 
 class DeadClockSystem:
@@ -54,7 +55,7 @@ class DeadClockSystem:
         self._nbrs = nb
         self._dv_memo: dict[tuple[int, int], tuple[bool, ...]] = {}
         self._dc_cache: dict[int, tuple[Any, tuple[bool, int]]] = {}
-        self._dv_last: list[Any] = [None, None, None]
+        self._dv_last: list[Any] = [None, None, None, None]
         self._pindex = {p: i for i, p in enumerate(self.processes)}
         # channels as (index, source, destination), source != destination: all of them,
         # those out of p_i, those into p_i
@@ -65,25 +66,92 @@ class DeadClockSystem:
 
         ops = raw.program.ops
         self._writes = tuple(sum(isinstance(op, Write) for op in o) for o in ops)
+        # saturated views need views that only grow: FIFO channels (see dead_views)
+        self._fifo = raw.network.value == "fifo"
+        self._keys = tuple(cfg.key for cfg in raw._cfgs)
         self._last_w = tuple(max((pc for pc, op in enumerate(o) if isinstance(op, Write)), default=-1)
                              for o in ops)
 
     # ---- quotient map ------------------------------------------------------------------
     def dead_views(self, state: Any) -> tuple[tuple[bool, ...], ...]:
-        """``d[i][k]``: p_i's view ``total_i[k]`` (k != i) is dead -- never read again.
-        Statically when p_k has no neighbour (or T1 is dropped); dynamically once every
-        neighbour p_j of p_k has broadcast all its messages and p_i has delivered them
-        all, since T1 (line 23) reads ``total_i[k]`` only for pending messages of such
-        p_j, and no such message can be pending at p_i any more.  Computed from a
-        per-process summary (:meth:`_done_counts`) and memoised per row."""
-        return self._views_of([self._done_counts(i, ps) for i, ps in enumerate(state.procs)])
+        """``d[i][k]``: p_i's view ``total_i[k]`` (k != i) is *quiet*: its exact value no
+        longer matters, so it is quotiented and the CATCH_UP messages feeding it dropped.
 
-    def _views_of(self, sums: Sequence[tuple[bool, int]]) -> tuple[tuple[bool, ...], ...]:
-        """The dead views from the per-process summaries of :meth:`_done_counts`."""
+        * *Dead* (set to 0): never read again.  Statically when p_k has no neighbour (or
+          T1 is dropped); dynamically once every neighbour p_j of p_k has broadcast all
+          its messages and p_i has delivered them all, since T1 (line 23) reads
+          ``total_i[k]`` only for pending messages of such p_j, and no such message can
+          be pending at p_i any more.
+        * *Saturated* (set to :data:`SATURATED`; FIFO channels only): every neighbour
+          p_j of p_k has broadcast all its messages and each of them p_i has not
+          delivered yet carries a timestamp below ``<total_i[k], k>``.  T1's conjunct
+          for p_k then holds for every message it will ever test, and stays so: no new
+          message of a p_j, and the view only grows (p_k's clock values reach p_i in
+          FIFO order and strictly increase, Lemma 2), so any larger value, the
+          sentinel included, gives the same deliveries.
+
+        Dead rows come from a per-process summary (:meth:`_done_counts`), memoised per
+        row; saturation from the views and the messages in transit (:meth:`_sat_row`)."""
+        dv, _sums, sat = self._summary(state)
+        return self._quiet(dv, sat)
+
+    def _summary(self, state: Any) -> tuple[Any, Any, tuple[int, ...]]:
+        """(dead rows, per-process summaries, saturated views as one bit mask per row)
+        of ``state``, kept for the state last asked about (its successors reuse them)."""
+        last = self._dv_last
+        if last[0] is state:
+            return last[1], last[2], last[3]
+        sums = [self._done_counts(k, ps) for k, ps in enumerate(state.procs)]
+        dv = self._views_of(sums)
+        fin = self._fin(sums)
+        sat = tuple(self._sat_row(state, i, fin, dv[i]) for i in range(self.n))
+        last[0], last[1], last[2], last[3] = state, dv, sums, sat
+        return dv, sums, sat
+
+    @staticmethod
+    def _fin(sums: Sequence[tuple[bool, int]]) -> int:
         fin = 0
         for j, (f, _) in enumerate(sums):
             if f:
                 fin |= 1 << j
+        return fin
+
+    @staticmethod
+    def _quiet(dv: Any, sat: tuple[int, ...]) -> Any:
+        if not any(sat):
+            return dv
+        return tuple(tuple(d or bool((m >> k) & 1) for k, d in enumerate(row)) for row, m in zip(dv, sat, strict=True))
+
+    def _sat_row(self, state: Any, i: int, fin: int, drow: Sequence[bool]) -> int:
+        """The views of p_i that are saturated (bit k for ``total_i[k]``), dead ones aside."""
+        if not self._fifo:
+            return 0
+        n, nbrs, dead = self.n, self._nbrs, self.dead
+        ps = state.procs[i]
+        toco = ps.toco
+        total, key, chans = toco.total, self._keys[i], state.channels
+        out = 0
+        for k in range(n):
+            if k == i or drow[k] or dead[k]:
+                continue
+            js = nbrs[k]
+            if not all((fin >> j) & 1 for j in js):
+                continue
+            v = total[k]
+            if v > SATURATED:
+                raise ValueError(f"clock value {v} above {SATURATED}: saturated views need a larger sentinel")
+            kv = key(v, k)
+            if any(m.sender in js and key(m.tot, m.sender) >= kv for m in toco.pending):
+                continue
+            if any(w[0] == TOCOBC and key(w[1].tot, j) >= kv
+                   for j in js if j != i for w in chans[j * n + i]):
+                continue
+            out |= 1 << k
+        return out
+
+    def _views_of(self, sums: Sequence[tuple[bool, int]]) -> tuple[tuple[bool, ...], ...]:
+        """The dead views from the per-process summaries of :meth:`_done_counts`."""
+        fin = self._fin(sums)
         memo = self._dv_memo
         out = []
         for i, (_, allcnt) in enumerate(sums):
@@ -120,24 +188,27 @@ class DeadClockSystem:
         cache[key] = (ps, r)
         return r
 
-    def canon(self, state: Any, dv: Any = None, procs_at: Any = None, chans_at: Any = None) -> Any:
-        """The quotient map h: dead views set to 0, CATCH_UP messages feeding a dead view
-        removed from their channel (the other messages keep their FIFO order).
+    def canon(self, state: Any, dv: Any = None, procs_at: Any = None, chans_at: Any = None,
+              sat: tuple[int, ...] | None = None) -> Any:
+        """The quotient map h: dead views set to 0, saturated ones to
+        :data:`SATURATED`, CATCH_UP messages feeding a quiet view removed from their
+        channel (the other messages keep their FIFO order).
 
-        ``dv``: the state's dead views if known; ``procs_at`` / ``chans_at``: the only
-        processes and channels (as ``(index, source, destination)``) that may need it,
-        when the state is a successor of a quotiented state (see :meth:`apply`)."""
+        ``dv``, ``sat``: the state's dead views and saturated ones if known;
+        ``procs_at`` / ``chans_at``: the only processes and channels (as ``(index,
+        source, destination)``) that may need it, when the state is a successor of a
+        quotiented state (see :meth:`apply`)."""
         n = self.n
-        if dv is None:
-            dv = self.dead_views(state)
+        if dv is None or sat is None:
+            dv, _, sat = self._summary(state)
         procs = state.procs
         newp = None
         for i in range(n) if procs_at is None else procs_at:
             ps = procs[i]
             tot = ps.toco.total
-            di = dv[i]
-            if any(compress(tot, di)):
-                tot = tuple(0 if di[k] else v for k, v in enumerate(tot))
+            di, si = dv[i], sat[i]
+            if any(compress(tot, di)) or (si and any(tot[k] != SATURATED for k in range(n) if (si >> k) & 1)):
+                tot = tuple(0 if di[k] else SATURATED if (si >> k) & 1 else v for k, v in enumerate(tot))
                 if newp is None:
                     newp = list(procs)
                 newp[i] = ps._replace(toco=ps.toco._replace(total=tot))
@@ -145,7 +216,7 @@ class DeadClockSystem:
         ch = None
         for idx, src, dst in self._pairs if chans_at is None else chans_at:
             c = chans[idx]
-            if c and dv[dst][src] and any(w[0] == CATCH_UP for w in c):
+            if c and (dv[dst][src] or (sat[dst] >> src) & 1) and any(w[0] == CATCH_UP for w in c):
                 if ch is None:
                     ch = list(chans)
                 ch[idx] = tuple(w for w in c if w[0] != CATCH_UP)
@@ -163,30 +234,29 @@ class DeadClockSystem:
     def apply(self, state: Any, step: Step) -> Any:
         """h(raw step) from a quotiented state, touching only what the step can change:
         a receipt at p_i changes no dead view (its pending message is another process's,
-        p_i's counters and program counter stay), so only ``total_i`` and the channels
-        out of p_i (new CATCH_UPs) may need the quotient; a delivery at p_i changes only
-        row i of the dead views (p_i's counters), so only ``total_i`` and the channels
-        into p_i; an operation may end a process's writes: everything is recomputed.
-        The dead views come from the per-process summaries, the parent's kept for its
-        other successors and only p_i's recomputed for the child."""
+        p_i's counters and program counter stay) but may saturate a view of p_i (a view
+        grew, a message moved into pending_i), so ``total_i``, the channels out of p_i
+        (new CATCH_UPs) and into p_i may need the quotient; a delivery at p_i changes only
+        row i of the views (p_i's counters, pending_i), so only ``total_i`` and the
+        channels into p_i; an operation may end a process's writes: everything is
+        recomputed.  The dead views come from the per-process summaries, the parent's
+        kept for its other successors and only p_i's recomputed for the child."""
         child = self.raw.apply(state, step)
         i = self._pindex[step.process]
-        last = self._dv_last
-        if last[0] is state:
-            dvp, sums = last[1], last[2]
-        else:
-            sums = [self._done_counts(k, ps) for k, ps in enumerate(state.procs)]
-            dvp = self._views_of(sums)
-            last[0], last[1], last[2] = state, dvp, sums
+        dvp, sums, satp = self._summary(state)
         kind = step.kind
         if kind == "recv":
-            return self.canon(child, dvp, (i,), self._out_of[i])
+            sat = satp[:i] + (self._sat_row(child, i, self._fin(sums), dvp[i]),) + satp[i + 1:]
+            return self.canon(child, dvp, (i,), self._out_of[i] + self._into[i], sat)
         csums = list(sums)
         csums[i] = self._done_counts(i, child.procs[i])
         dv = self._views_of(csums)
+        fin = self._fin(csums)
         if kind == "deliver":
-            return self.canon(child, dv, (i,), self._into[i])
-        return self.canon(child, dv)
+            sat = satp[:i] + (self._sat_row(child, i, fin, dv[i]),) + satp[i + 1:]
+            return self.canon(child, dv, (i,), self._into[i], sat)
+        sat = tuple(self._sat_row(child, k, fin, dv[k]) for k in range(self.n))
+        return self.canon(child, dv, None, None, sat)
 
     def is_final(self, state: Any) -> bool:
         return self.raw.is_final(state)
@@ -307,13 +377,13 @@ class ProtocolPor:
         run reads a register an undelivered message writes, whether C (line 21) is
         non-empty, the processes all of whose messages it delivered, and whether its
         writes are all invoked (these two give the dead views); per channel whether it
-        is empty, holds a TOCOBC, or holds CATCH_UPs only."""
+        is empty, holds a TOCOBC, or holds CATCH_UPs only; the saturated views."""
         emask = 0
         for t in enabled:
             emask |= 1 << t
         procs = state.procs
         return (emask, tuple(self._por_proc(i, ps) for i, ps in enumerate(procs)),
-                tuple(self._chan_kind(c) if c else 0 for c in state.channels))
+                tuple(self._chan_kind(c) if c else 0 for c in state.channels), self._summary(state)[2])
 
     def _por_proc(self, i: int, ps: Any) -> tuple[Any, ...]:
         cache = self._pp_cache
@@ -438,7 +508,7 @@ class ProtocolSystem(DeadClockSystem, ProtocolPor):
     def __getstate__(self) -> dict[str, Any]:
         d = dict(self.__dict__)
         d["_fcache"], d["_pp_cache"], d["_dc_cache"], d["_dv_memo"] = [None, None], {}, {}, {}
-        d["_dv_last"] = [None, None, None]
+        d["_dv_last"] = [None, None, None, None]
         return d
 
     def state_codec(self) -> ProtocolCodec:
