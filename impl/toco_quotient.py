@@ -120,7 +120,8 @@ class DeadClockSystem:
     def _quiet(dv: Any, sat: tuple[int, ...]) -> Any:
         if not any(sat):
             return dv
-        return tuple(tuple(d or bool((m >> k) & 1) for k, d in enumerate(row)) for row, m in zip(dv, sat, strict=True))
+        return tuple(tuple(d or bool((m >> k) & 1) for k, d in enumerate(row))
+                     for row, m in zip(dv, sat, strict=True))
 
     def _sat_row(self, state: Any, i: int, fin: int, drow: Sequence[bool]) -> int:
         """The views of p_i that are saturated (bit k for ``total_i[k]``), dead ones aside."""
