@@ -66,6 +66,12 @@ def _process_bases(history: History) -> dict[str, int]:
     return base
 
 
+def linear_extension(history: History, extra: Iterable[tuple[int, int]]) -> list[int]:
+    """A topological order of process order ∪ ``extra`` (Kahn's algorithm; the nodes on
+    or after a cycle are left out)."""
+    return _kahn(history, extra)[0]
+
+
 def _kahn(history: History, extra: Iterable[tuple[int, int]]
           ) -> tuple[list[int], list[list[int]], list[list[int]], list[int]]:
     """Kahn's algorithm on process order ∪ ``extra``: (topological order of the nodes it

@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History, Op, value_key
 from fisheye.spec.models import Model
+from fisheye.spec.order import linear_extension
 from fisheye.spec.witness import Witness, effective_history, named_operations, remap
 
 from ..result import CheckResult, Reason, Verdict
@@ -374,26 +375,9 @@ def _decide(history: History, model: Model, graph: ProximityGraph, budget: Budge
 
 def _linear_extension(history: History, witness: Witness) -> list[int]:
     """A topological order of process order ∪ read-from ∪ the witness's star pairs
-    (Kahn's algorithm; the witness has been found acyclic)."""
-    n = len(history.ops)
-    succ: list[list[int]] = [[] for _ in range(n)]
-    indeg = [0] * n
+    (the witness has been found acyclic)."""
     pairs = [(w, r) for r, w in witness.read_from.items() if w is not None] + list(witness.star)
-    ops = history.ops
-    pairs += [(u, u + 1) for u in range(n - 1) if ops[u].process == ops[u + 1].process]
-    for a, b in pairs:
-        succ[a].append(b)
-        indeg[b] += 1
-    ready = [u for u in range(n) if indeg[u] == 0]
-    out: list[int] = []
-    while ready:
-        u = ready.pop()
-        out.append(u)
-        for v in succ[u]:
-            indeg[v] -= 1
-            if indeg[v] == 0:
-                ready.append(v)
-    return out
+    return linear_extension(history, pairs)
 
 
 def assemble(history: History, model: Model, graph: ProximityGraph, parts: list[Part],
