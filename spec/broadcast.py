@@ -25,7 +25,7 @@ any state of an exploration.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
@@ -132,9 +132,10 @@ def g_delivery_order(logs: Logs, graph: ProximityGraph) -> list[BroadcastViolati
     return out
 
 
-def causal_pairs(logs: Logs) -> set[tuple[MsgId, MsgId]]:
-    """The relation ~>M (section 4.1), transitively closed, as a set of pairs."""
-    succ: dict[MsgId, set[MsgId]] = {}
+def causal_base_cases(logs: Logs) -> Iterator[tuple[MsgId, MsgId, str, bool]]:
+    """The base cases of ~>M (section 4.1) in the delivery ``logs``, as ``(a, b, p, own)``:
+    p broadcast a before b (``own``), or p delivered a, another's message, before it
+    broadcast b."""
     for p, log in logs.items():
         delivered: list[MsgId] = []
         own: list[MsgId] = []
@@ -142,10 +143,19 @@ def causal_pairs(logs: Logs) -> set[tuple[MsgId, MsgId]]:
             if e.kind == DELIVER:
                 delivered.append(e.msg)
             elif e.msg.sender == p:
-                for m1 in own + delivered:       # same sender first; delivered at p before
-                    if m1 != e.msg:
-                        succ.setdefault(m1, set()).add(e.msg)
+                for a in own:
+                    yield a, e.msg, p, True
+                for a in delivered:
+                    if a.sender != p:   # p's own delivered messages were broadcast before
+                        yield a, e.msg, p, False
                 own.append(e.msg)
+
+
+def causal_pairs(logs: Logs) -> set[tuple[MsgId, MsgId]]:
+    """The relation ~>M (section 4.1), transitively closed, as a set of pairs."""
+    succ: dict[MsgId, set[MsgId]] = {}
+    for a, b, _p, _own in causal_base_cases(logs):
+        succ.setdefault(a, set()).add(b)
     closure: set[tuple[MsgId, MsgId]] = set()
     for m in list(succ):
         stack, seen = list(succ[m]), set()

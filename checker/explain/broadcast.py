@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from fisheye.spec.broadcast import DELIVER, Logs, MsgId
+from fisheye.spec.broadcast import Logs, MsgId, causal_base_cases
 
 
 def causal_chain(logs: Logs, m1: MsgId, m2: MsgId) -> list[str]:
@@ -19,20 +19,9 @@ def causal_chain(logs: Logs, m1: MsgId, m2: MsgId) -> list[str]:
     hold): a process broadcast ``a`` before ``b``, or delivered ``a`` (another's) before
     it broadcast ``b``."""
     succ: dict[MsgId, list[tuple[MsgId, str]]] = {}
-    for p, log in logs.items():
-        delivered: list[MsgId] = []
-        own: list[MsgId] = []
-        for e in log:
-            if e.kind == DELIVER:
-                delivered.append(e.msg)
-            elif e.msg.sender == p:
-                for a in own:
-                    succ.setdefault(a, []).append((e.msg, f"{p} broadcast {a} before {e.msg}"))
-                for a in delivered:
-                    if a.sender != p:
-                        why = f"{p} delivered {a} before it broadcast {e.msg}"
-                        succ.setdefault(a, []).append((e.msg, why))
-                own.append(e.msg)
+    for a, b, p, own in causal_base_cases(logs):
+        why = f"{p} broadcast {a} before {b}" if own else f"{p} delivered {a} before it broadcast {b}"
+        succ.setdefault(a, []).append((b, why))
     prev: dict[MsgId, tuple[MsgId, str] | None] = {m1: None}
     todo = deque([m1])
     while todo:
