@@ -136,11 +136,10 @@ def _unconditioned(prog, graph, **kw):
     """The figure's runs cut *after* a deviating read (the system does not condition its
     reads): the search the conditioned one must agree with."""
     from fisheye.checker.explore.expand import Context
-    from fisheye.checker.explore.scenarios import toco_may_send
 
     raw = make_system(prog, graph, condition_reads=False, **kw)
     assert not raw.condition_reads
-    return Context(ProtocolSystem(raw), reduction="auto", prune_deviations=True, may_send=toco_may_send(raw))
+    return Context(ProtocolSystem(raw), reduction="auto", prune_deviations=True, may_send=raw.may_send)
 
 
 @pytest.mark.parametrize("graph,mutant,network", [("empty", None, "fifo"), ("empty", "no-catch-up", "fifo")])

@@ -3,8 +3,8 @@ either level, and the one-call :func:`run` used by the command line, the tests a
 benchmarks.
 
 * ``protocol`` level: :func:`fisheye.impl.system.make_system` (Algorithm 2 over
-  Algorithm 1 over FIFO or unordered channels), with :func:`toco_may_send` sharpening the
-  process-level persistent sets;
+  Algorithm 1 over FIFO or unordered channels), with the system's own ``may_send``
+  sharpening the process-level persistent sets;
 * ``abstract`` level: :class:`fisheye.impl.abstract.AbstractSystem` (Algorithm 2 over the
   broadcast specification);
 * ``--algorithm lcb``: the localized causal broadcast of ``fisheye.impl.lcb``.
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fisheye.impl.programs import Program, Write
+from fisheye.impl.programs import Program
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.models import Model
 
@@ -25,34 +25,6 @@ from .report import ReportBuilder
 
 LEVELS = ("protocol", "abstract")
 ALGORITHMS = ("toco", "lcb")
-
-
-def toco_may_send(system: Any) -> Callable[[Any, str, str], bool]:
-    """An over-approximation, for :class:`fisheye.impl.system.TocoSystem`, of "process q
-    may still append a message to channel q -> p": q sends TOCOBC only when it invokes a
-    write (Algorithm 1 line 3), and CATCH_UP only on the receipt of a TOCOBC (line 12),
-    which needs a TOCOBC in transit to q or a write still to be invoked by another
-    process."""
-    from fisheye.impl.toco import TOCOBC
-
-    n = len(system.processes)
-    idx = {p: i for i, p in enumerate(system.processes)}
-    ops = system.program.ops
-    last_write = tuple(max((pc for pc, op in enumerate(o) if isinstance(op, Write)), default=-1) for o in ops)
-
-    def may(state: Any, q: str, p: str) -> bool:
-        qi = idx[q]
-        procs = state.procs
-        if procs[qi].reg.pc <= last_write[qi]:
-            return True
-        for r in range(n):
-            if r != qi and procs[r].reg.pc <= last_write[r]:
-                return True
-            if r != qi and any(w[0] == TOCOBC for w in state.channels[r * n + qi]):
-                return True
-        return False
-
-    return may
 
 
 def make_context(scenario: str | Program, graph: str | ProximityGraph | None = "paper", *,
@@ -89,7 +61,7 @@ def make_context(scenario: str | Program, graph: str | ProximityGraph | None = "
         from fisheye.impl.toco_quotient import ProtocolSystem
 
         return Context(ProtocolSystem(raw), reduction=reduction, prune_deviations=prune_deviations,
-                       may_send=toco_may_send(raw))
+                       may_send=raw.may_send)
     from fisheye.impl.abstract import AbstractSystem
 
     proto = make_system(scenario, graph)          # resolves the scenario and the graph text
