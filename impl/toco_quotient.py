@@ -36,6 +36,20 @@ _CACHE = 1 << 18        # entries of an identity-keyed memo before it is cleared
 SATURATED = 255         # the value of a saturated view: above every clock value explored
 
 
+def _memo(cache: dict[tuple[int, int], tuple[Any, Any]], i: int, ps: Any, fn: Any) -> Any:
+    """``fn(i, ps)`` memoised on (index, object identity): a summary of one process's local
+    state depends on its index too, and one decoded object may stand at two indices."""
+    key = (i, id(ps))
+    e = cache.get(key)
+    if e is not None and e[0] is ps:
+        return e[1]
+    r = fn(i, ps)
+    if len(cache) >= _CACHE:
+        cache.clear()
+    cache[key] = (ps, r)
+    return r
+
+
 class DeadClockSystem:
     """The raw protocol system seen through the quotient map (see module doc)."""
 
@@ -170,11 +184,9 @@ class DeadClockSystem:
         """Of p_i's local state alone: whether p_i has invoked all its writes, and the
         set (bit mask) of processes p_j all of whose messages p_i has delivered
         (``causal_i[j]``, line 29; for j = i, its own messages no longer pending)."""
-        cache = self._dc_cache
-        key = (i, id(ps))  # the result depends on i: one object may stand at two indices
-        e = cache.get(key)
-        if e is not None and e[0] is ps:
-            return e[1]
+        return _memo(self._dc_cache, i, ps, self._done_counts_of)
+
+    def _done_counts_of(self, i: int, ps: Any) -> tuple[bool, int]:
         t = ps.toco
         c = t.causal
         own = t.sent - sum(1 for m in t.pending if m.sender == i)
@@ -183,11 +195,7 @@ class DeadClockSystem:
         for j in range(self.n):
             if (own if j == i else c[j]) >= W[j]:
                 allcnt |= 1 << j
-        r = (ps.reg.pc > self._last_w[i], allcnt)
-        if len(cache) >= _CACHE:
-            cache.clear()
-        cache[key] = (ps, r)
-        return r
+        return (ps.reg.pc > self._last_w[i], allcnt)
 
     def canon(self, state: Any, dv: Any = None, procs_at: Any = None, chans_at: Any = None,
               sat: tuple[int, ...] | None = None) -> Any:
@@ -387,19 +395,14 @@ class ProtocolPor:
                 tuple(self._chan_kind(c) if c else 0 for c in state.channels), self._summary(state)[2])
 
     def _por_proc(self, i: int, ps: Any) -> tuple[Any, ...]:
-        cache = self._pp_cache
-        key = (i, id(ps))  # the result depends on i: one object may stand at two indices
-        e = cache.get(key)
-        if e is not None and e[0] is ps:
-            return e[1]
+        return _memo(self._pp_cache, i, ps, self._por_proc_of)
+
+    def _por_proc_of(self, i: int, ps: Any) -> tuple[Any, ...]:
         toco = ps.toco
         causal = toco.causal
         cne = any(all(a <= b for a, b in zip(m.caus, causal, strict=True)) for m in toco.pending)
         r = (ps.reg.pc >= len(self.raw.program.ops[i]), self._reads_undelivered_ps(i, ps), cne,
              self._done_counts(i, ps))
-        if len(cache) >= _CACHE:
-            cache.clear()
-        cache[key] = (ps, r)
         return r
 
     def _chan_kind(self, c: tuple[Any, ...]) -> int:
