@@ -67,8 +67,13 @@ class DeadClockSystem:
         nb = raw._cfgs[0].neighbours if n else ()
         self.dead = tuple((not use_t1) or not nb[k] for k in range(n))
         self._nbrs = nb
+        # per process p_k, its neighbours as a bit mask; per set of processes done with
+        # their writes, the views that may be saturated (see _sat_row)
+        self._nbmask = tuple(sum(1 << j for j in nb[k]) for k in range(n))
+        self._sat_cands_memo: dict[int, tuple[int, ...]] = {}
         self._dv_memo: dict[tuple[int, int], tuple[bool, ...]] = {}
         self._dc_cache: dict[int, tuple[Any, tuple[bool, int]]] = {}
+        self._sm_cache: dict[tuple[int, int], tuple[Any, int]] = {}
         self._dv_last: list[Any] = [None, None, None, None]
         self._pindex = {p: i for i, p in enumerate(self.processes)}
         # channels as (index, source, destination), source != destination: all of them,
@@ -109,18 +114,39 @@ class DeadClockSystem:
         dv, _sums, sat = self._summary(state)
         return self._quiet(dv, sat)
 
-    def _summary(self, state: Any) -> tuple[Any, Any, tuple[int, ...]]:
+    def _summary(self, state: Any, *, image: bool = False) -> tuple[Any, Any, tuple[int, ...]]:
         """(dead rows, per-process summaries, saturated views as one bit mask per row)
-        of ``state``, kept for the state last asked about (its successors reuse them)."""
+        of ``state``, kept for the state last asked about (its successors reuse them).
+
+        ``image``: ``state`` is a state of the quotient (an image of :meth:`canon`, as
+        every state :meth:`initial` and :meth:`apply` hand out), whose saturated views
+        carry :data:`SATURATED`: they are read off instead of recomputed.  Exact: a
+        saturated view stays saturated (see :meth:`dead_views`), and :meth:`canon`
+        changes no value :meth:`_sat_row` reads for the other views."""
         last = self._dv_last
         if last[0] is state:
             return last[1], last[2], last[3]
         sums = [self._done_counts(k, ps) for k, ps in enumerate(state.procs)]
         dv = self._views_of(sums)
-        fin = self._fin(sums)
-        sat = tuple(self._sat_row(state, i, fin, dv[i]) for i in range(self.n))
+        if image:
+            sat = tuple(self._sat_marks(i, ps) for i, ps in enumerate(state.procs))
+        else:
+            fin = self._fin(sums)
+            sat = tuple(self._sat_row(state, i, fin, dv[i]) for i in range(self.n))
         last[0], last[1], last[2], last[3] = state, dv, sums, sat
         return dv, sums, sat
+
+    def _sat_marks(self, i: int, ps: Any) -> int:
+        """The views of p_i that hold :data:`SATURATED` (bit k for ``total_i[k]``)."""
+        return _memo(self._sm_cache, i, ps, self._sat_marks_of)
+
+    @staticmethod
+    def _sat_marks_of(i: int, ps: Any) -> int:
+        m = 0
+        for k, v in enumerate(ps.toco.total):
+            if v == SATURATED and k != i:
+                m |= 1 << k
+        return m
 
     @staticmethod
     def _fin(sums: Sequence[tuple[bool, int]]) -> int:
@@ -137,21 +163,32 @@ class DeadClockSystem:
         return tuple(tuple(d or bool((m >> k) & 1) for k, d in enumerate(row))
                      for row, m in zip(dv, sat, strict=True))
 
+    def _sat_cands(self, fin: int) -> tuple[int, ...]:
+        """The processes p_k, T1 not dropped for them, all of whose neighbours are in
+        ``fin`` (have broadcast all their messages): the only views that may be saturated."""
+        c = self._sat_cands_memo.get(fin)
+        if c is None:
+            nbm, dead = self._nbmask, self.dead
+            c = self._sat_cands_memo[fin] = tuple(
+                k for k in range(self.n) if not dead[k] and not (nbm[k] & ~fin))
+        return c
+
     def _sat_row(self, state: Any, i: int, fin: int, drow: Sequence[bool]) -> int:
         """The views of p_i that are saturated (bit k for ``total_i[k]``), dead ones aside."""
         if not self._fifo:
             return 0
-        n, nbrs, dead = self.n, self._nbrs, self.dead
+        cands = self._sat_cands(fin)
+        if not cands:
+            return 0
+        n, nbrs = self.n, self._nbrs
         ps = state.procs[i]
         toco = ps.toco
         total, key, chans = toco.total, self._keys[i], state.channels
         out = 0
-        for k in range(n):
-            if k == i or drow[k] or dead[k]:
+        for k in cands:
+            if k == i or drow[k]:
                 continue
             js = nbrs[k]
-            if not all((fin >> j) & 1 for j in js):
-                continue
             v = total[k]
             if v > SATURATED:
                 raise ValueError(f"clock value {v} above {SATURATED}: saturated views need a larger sentinel")
@@ -252,7 +289,7 @@ class DeadClockSystem:
         kept for its other successors and only p_i's recomputed for the child."""
         child = self.raw.apply(state, step)
         i = self._pindex[step.process]
-        dvp, sums, satp = self._summary(state)
+        dvp, sums, satp = self._summary(state, image=True)
         kind = step.kind
         if kind == "recv":
             sat = satp[:i] + (self._sat_row(child, i, self._fin(sums), dvp[i]),) + satp[i + 1:]
@@ -376,7 +413,8 @@ class ProtocolPor:
                          for i in range(n)) for j in range(n))
         mc = tuple(self._catch_up and not self.dead[j] and any(mt[k][j] for k in range(n))
                    for j in range(n))
-        return rem, mt, mc, self.dead_views(state)
+        dv, _, sat = self._summary(state, image=True)
+        return rem, mt, mc, self._quiet(dv, sat)
 
     def por_key(self, state: Any, enabled: dict[int, Step]) -> Any:
         """A summary of ``state`` on which :meth:`por_dependents` and :meth:`por_enablers`
@@ -392,7 +430,8 @@ class ProtocolPor:
             emask |= 1 << t
         procs = state.procs
         return (emask, tuple(self._por_proc(i, ps) for i, ps in enumerate(procs)),
-                tuple(self._chan_kind(c) if c else 0 for c in state.channels), self._summary(state)[2])
+                tuple(self._chan_kind(c) if c else 0 for c in state.channels),
+                self._summary(state, image=True)[2])
 
     def _por_proc(self, i: int, ps: Any) -> tuple[Any, ...]:
         return _memo(self._pp_cache, i, ps, self._por_proc_of)
