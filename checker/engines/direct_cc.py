@@ -37,6 +37,7 @@ from .direct_order import (
     DOrder,
     Edges,
     Index,
+    Trail,
     conflict_of,
     extend_order,
     full_order,
@@ -54,12 +55,13 @@ class View:
 
 
 def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | None], budget: Budget,
-                  initial: DOrder | None = None, from_read: bool = False) -> View | Conflict:
+                  initial: DOrder | None = None, from_read: bool = False, trail: Trail | None = None
+                  ) -> View | Conflict:
     """Saturate ``closure(po ∪ edges)`` with the forced orderings of the view of
     process ``proc``.  ``initial``, when given, is that closure already computed.
     ``from_read`` adds the (sound, not needed for completeness) rule: a write ``w'`` to
     the register after ``vs(r)`` must follow ``r``; the star search uses it to force
-    more pairs."""
+    more pairs.  ``trail`` records the batches of forced orderings (conflict analysis)."""
     E: Edges = dict(edges)
     if initial is None:
         initial = _closed_or_conflict(ix, E, budget)
@@ -88,7 +90,7 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
                     if w is None:
                         return Conflict(path_reasons(ix, E, wp, r) + (Reason(
                             f"{ix.label(r)} returns the initial value of {x}, but {ix.label(wp)} "
-                            f"precedes it, so {name} cannot be legal", "legality", (wp, r)),))
+                            f"precedes it, so {name} cannot be legal", "legality", (wp, r)),), E)
                     if ix.idx[wp] > clock[w][k]:  # not yet wp < w
                         new[(wp, w)] = ("forced", name, r)
                 if from_read and w is not None:
@@ -104,6 +106,8 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
         if not new:
             return View(proc, order, E)
         E.update(new)
+        if trail is not None:
+            trail.add(proc, new)
         budget.tick()
         got = extend_order(ix, order, new.keys(), E.keys())
         if got is None:
@@ -151,7 +155,7 @@ def check_views(ix: Index, edges: Edges, vs: Mapping[int, int | None], budget: B
 
 
 def update_views(ix: Index, views: list[View], added: Edges, vs: Mapping[int, int | None], budget: Budget,
-                 from_read: bool = False) -> list[View] | Conflict:
+                 from_read: bool = False, trail: Trail | None = None) -> list[View] | Conflict:
     """The views saturated on top of an order grown by ``added``, starting from views
     already saturated on the smaller order: every forced ordering stays forced (the
     rules only fire more on a larger order), so each view resumes where it stopped."""
@@ -160,11 +164,13 @@ def update_views(ix: Index, views: list[View], added: Edges, vs: Mapping[int, in
     out: list[View] = []
     for v in views:
         edges = {**v.edges, **added}
+        if trail is not None:
+            trail.add(v.process, added)
         budget.tick()
         base = extend_order(ix, v.order, added.keys(), edges.keys())
         if base is None:
             return conflict_of(ix, edges)
-        got = saturate_view(ix, edges, v.process, vs, budget, initial=base, from_read=from_read)
+        got = saturate_view(ix, edges, v.process, vs, budget, initial=base, from_read=from_read, trail=trail)
         if isinstance(got, Conflict):
             return got
         out.append(got)

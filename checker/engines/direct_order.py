@@ -16,14 +16,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from fisheye.spec.history import History, value_key
-from fisheye.spec.order import Cycle, close
+from fisheye.spec.order import Cycle
 
 from ..result import Reason
 
 Info = tuple
 """Why an ordering holds, rendered into a :class:`Reason` only for certificates:
 ``("rf",)``, ``("view", S)``, ``("forced", S, r)``, ``("fr", S, r, w)``, ``("init", S, r)``,
-``("edge", S, p, q, what)``, ``("probe",)``, ``("choice",)``."""
+``("edge", S, p, q, what)``, ``("probe",)``, ``("choice",)`` or ``("choice", literal)``
+(an orientation chosen by the star search, :mod:`.direct_star`)."""
 
 Edges = dict[tuple[int, int], Info]
 """A relation on uids, each pair with the reason it holds."""
@@ -82,6 +83,32 @@ class Budget:
         return Budget(max_nodes=min(max_nodes, self.max_nodes), timeout=self.timeout, start=self.start,
                       progress=self.progress, stage=self.stage, every=self.every, _last=self._last,
                       parent=self)
+
+
+class Trail:
+    """When each edge entered each graph of a saturation (graph ``STAR``: the star
+    order; ``k``: the view of process ``k``), and why: the order in which forced
+    orderings were derived, which conflict analysis (:mod:`.direct_learn`) follows
+    back.  Every batch of edges gets the next stamp; an edge keeps its first stamp and
+    reason.  A batch is computed from the closure of the edges of smaller stamps."""
+
+    __slots__ = ("stamp", "born")
+
+    def __init__(self) -> None:
+        self.stamp = 0
+        self.born: dict[int, dict[tuple[int, int], tuple[int, Info]]] = {}
+
+    def add(self, graph: int, new: Mapping[tuple[int, int], Info]) -> None:
+        t = self.stamp
+        self.stamp += 1
+        born = self.born.setdefault(graph, {})
+        for e, info in new.items():
+            if e not in born:
+                born[e] = (t, info)
+
+
+STAR = -1
+"""The graph of the star order in a :class:`Trail`."""
 
 
 @dataclass(frozen=True)
@@ -232,7 +259,7 @@ def extend_order(ix: Index, base: DOrder, new: Iterable[tuple[int, int]], all_ed
     import heapq
 
     new = list(new)
-    if len(new) > ix.n:  # a very large batch: recomputing is as cheap
+    if len(new) * 8 > ix.n:  # a large batch: recomputing is as cheap
         return full_order(ix, all_edges)
     proc_of, idx, n = ix.proc_of, ix.idx, ix.n
     base_clock = base.clock
@@ -291,10 +318,52 @@ def extend_order(ix: Index, base: DOrder, new: Iterable[tuple[int, int]], all_ed
 
 def conflict_of(ix: Index, edges: Mapping[tuple[int, int], Info]) -> Conflict:
     """The certificate of a cyclic ``po ∪ edges``: the cycle, each edge with its reason."""
-    got = close(ix.h, edges.keys())
-    if not isinstance(got, Cycle):
-        raise AssertionError("conflict_of called on an acyclic relation")
-    return Conflict(cycle_reasons(ix, edges, got), edges)
+    return Conflict(cycle_reasons(ix, edges, find_cycle(ix, edges.keys())), edges)
+
+
+def find_cycle(ix: Index, edges: Iterable[tuple[int, int]]) -> Cycle:
+    """A cycle of ``po ∪ edges`` (the one :func:`fisheye.spec.order.close` reports:
+    Kahn's algorithm leaves the nodes on and after cycles, a depth-first search among
+    them in the same order finds one), in linear time."""
+    n, proc_of = ix.n, ix.proc_of
+    succ: list[list[int]] = [[] for _ in range(n)]
+    indeg = [0] * n
+    for a, b in edges:
+        succ[a].append(b)
+        indeg[b] += 1
+    for i in range(n - 1):
+        if proc_of[i] == proc_of[i + 1]:
+            succ[i].append(i + 1)
+            indeg[i + 1] += 1
+    ready = [u for u in range(n) if indeg[u] == 0]
+    while ready:
+        u = ready.pop()
+        for v in succ[u]:
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                ready.append(v)
+    color = {u: 0 for u in range(n) if indeg[u] > 0}  # 0 white, 1 on the path, 2 done
+    for start in sorted(color):
+        if color[start]:
+            continue
+        stack: list[tuple[list[int], int]] = [([v for v in succ[start] if v in color], 0)]
+        path = [start]
+        color[start] = 1
+        while stack:
+            nxt, i = stack[-1]
+            if i < len(nxt):
+                stack[-1] = (nxt, i + 1)
+                v = nxt[i]
+                if color[v] == 1:
+                    return Cycle(tuple(path[path.index(v):]))
+                if color[v] == 0:
+                    color[v] = 1
+                    stack.append(([w for w in succ[v] if w in color], 0))
+                    path.append(v)
+            else:
+                color[path.pop()] = 2
+                stack.pop()
+    raise AssertionError("find_cycle called on an acyclic relation")
 
 
 def render(ix: Index, a: int, b: int, info: Info) -> Reason:

@@ -10,11 +10,26 @@ precedes ``b`` in the saturated ``O_i``, every solution orders ``a`` before ``b`
 ``S_i``, and as the star order is total on ``M_pq`` and respected by ``S_i``, it must
 contain ``a -> b``.  We add such pairs until nothing changes.
 
-Leaf (complete): when every ``M_pq`` is totally ordered and every view saturates
+Solution (complete): when every ``M_pq`` is totally ordered and every view saturates
 without a cycle, :func:`.direct_cc.build_view` gives legal views respecting the star
-order.  Otherwise we branch on an unordered pair of some ``M_pq`` (both orientations),
-after a probe that orders all open pairs as in one topological order.  Closures already
-refuted are memoised.
+order.
+
+Search: conflict-driven learning over the orientations of the pairs that saturation of
+the root leaves open.  For an edge ``(p,q)``, ``M_pq`` is the union of two chains of the
+process order (the members of ``p``, those of ``q``), so a total order on it is a merge
+of the two chains: one Boolean variable per open pair ``(a, c)`` (``a`` of ``p``, ``c``
+of ``q``: "``a`` before ``c``"), with the monotonicity of a merge as binary clauses
+(``a`` before ``c`` implies ``a`` before every later ``c'`` and every earlier ``a'``
+before ``c``).  A SAT solver proposes a full orientation, preferring that of a fair
+topological order of the root (its *phase*: a guess of real time); the orientation is
+added to the star order (two edges per member at most: where its row of the merge
+switches) and saturated.  No cycle: a solution.  A cycle (or an illegal view):
+conflict analysis (:mod:`.direct_learn`) follows the forced orderings on it back to the
+chosen orientations they rest on, a set that cannot hold together: the solver learns
+the clause and proposes again.  The solver's refutation (no orientation avoids every
+learned set) is a violation.  Complete and sound: learned clauses are implied by the
+rules of saturation, and a full orientation that saturates without conflict is a
+solution.  No recursion and no copy per choice: memory stays that of one saturation.
 """
 
 from __future__ import annotations
@@ -25,22 +40,22 @@ from dataclasses import dataclass
 
 from fisheye.spec.graph import ProximityGraph
 
-from .direct_cc import View, check_views, update_views
+from ..result import Reason
+from .direct_cc import View, check_views, saturate_view, update_views
+from .direct_learn import Analyser
 from .direct_order import (
+    STAR,
     Budget,
-    BudgetExhausted,
     Conflict,
     DOrder,
     Edges,
     Index,
+    Trail,
     conflict_of,
-    depth_limit,
     extend_order,
     fair_topo,
     full_order,
-    order_key,
 )
-from .direct_order import conflict_choice as _conflict_choice
 
 
 @dataclass(frozen=True)
@@ -103,31 +118,9 @@ def _forced_star(ix: Index, star: DOrder, views: list[View], edges: list[_Edge],
     return new
 
 
-def _open_pair(ix: Index, order: DOrder, edges: list[_Edge]) -> tuple[int, int] | None:
-    rank = order.rank()
-    for e in edges:
-        s = sorted(e.members, key=rank.__getitem__)
-        for a, b in zip(s, s[1:], strict=False):
-            if not ix.precedes(order, a, b):
-                return a, b
-    return None
-
-
-def _chain(ix: Index, order: DOrder, edges: list[_Edge], guess: DOrder | None = None) -> Edges:
-    """Orient every pair of each ``M_pq`` left open by ``order`` as in the fair
-    topological order of ``guess`` (default: ``order``)."""
-    rank = {u: i for i, u in enumerate(fair_topo(ix, guess or order))}
-    out: Edges = {}
-    for e in edges:
-        s = sorted(e.members, key=rank.__getitem__)
-        for a, b in zip(s, s[1:], strict=False):
-            if not ix.precedes(order, a, b):
-                out[(a, b)] = ("probe",)
-    return out
-
 
 def _guess(ix: Index, star: DOrder, E: Edges, views: list[View]) -> DOrder:
-    """The order whose fair topological order orients the probe's pairs: the star order
+    """The order whose fair topological order gives the solver's phase: the star order
     with the forced orderings of every view (when their union is acyclic), so that the
     guess agrees with what each view already needs."""
     union: Edges = dict(E)
@@ -137,23 +130,82 @@ def _guess(ix: Index, star: DOrder, E: Edges, views: list[View]) -> DOrder:
     return star if got is None else got
 
 
-def _premise_pair(ix: Index, order: DOrder, probe: Conflict, members_of: dict[int, set[int]],
-                  default: tuple[int, int]) -> tuple[int, int]:
-    """After a probe refuted without a probe choice on its cycle: an open pair of some
-    ``M_pq`` that a step of the cycle relied on (the premise ``w < w'`` of a from-read
-    step, or a star pair forced at the probe), reversed.  Branching on it keeps the
-    search complete (it is an open pair of some ``M_pq``) and targets the conflict."""
-    for r in probe.reasons:
-        if r.rule == "forced" and len(r.ops) == 3 and not ix.is_write[r.ops[0]]:
-            x, y = r.ops[2], r.ops[1]  # from-read: the read's source precedes y
-        elif r.rule == "edge":
-            x, y = r.ops[0], r.ops[1]
-        else:
-            continue
-        if members_of.get(x, set()) & members_of.get(y, set()) and not ix.precedes(order, x, y) \
-                and not ix.precedes(order, y, x):
-            return y, x
-    return default
+@dataclass
+class _Merges:
+    """The open pairs of every ``M_pq`` as SAT variables (module docstring).  ``rows``:
+    per edge, per member ``a`` of the first chain, the open pairs ``(c, var)`` of its
+    row in process order of ``c``."""
+
+    pairs: list[tuple[int, int]]  # var - 1 -> (a, c): a of the first chain, c of the second
+    rows: list[list[tuple[int, list[tuple[int, int]]]]]
+    clauses: list[list[int]]
+
+    @property
+    def count(self) -> int:
+        return len(self.pairs)
+
+
+def _merges(ix: Index, order: DOrder, edges: list[_Edge], all_operations: bool) -> _Merges:
+    pairs: list[tuple[int, int]] = []
+    rows: list[list[tuple[int, list[tuple[int, int]]]]] = []
+    clauses: list[list[int]] = []
+    for e in edges:
+        lists = e.alls if all_operations else e.writes
+        P = [ix.base[e.p] + i for i in lists[e.p]]
+        Q = [ix.base[e.q] + i for i in lists[e.q]]
+        erows: list[tuple[int, list[tuple[int, int]]]] = []
+        above: dict[int, int] = {}  # c -> var of (previous a, c)
+        for a in P:
+            row: list[tuple[int, int]] = []
+            here: dict[int, int] = {}
+            prev = 0
+            for c in Q:
+                if ix.precedes(order, a, c):
+                    break  # and every later c (process order)
+                if ix.precedes(order, c, a):
+                    continue
+                pairs.append((a, c))
+                v = len(pairs)
+                row.append((c, v))
+                here[c] = v
+                if prev:
+                    clauses.append([-prev, v])  # a < c implies a < every later c'
+                up = above.get(c)
+                if up:
+                    clauses.append([-v, up])  # a < c implies every earlier a' < c
+                prev = v
+            if row:
+                erows.append((a, row))
+            above = here
+        rows.append(erows)
+    return _Merges(pairs, rows, clauses)
+
+
+def _orientation(m: _Merges, model: list[int]) -> Edges:
+    """The edges of a full orientation: per row, ``a -> c`` at its first chosen ``c``
+    after ``a`` and ``c -> a`` at its last chosen before (they imply the rest with the
+    process order)."""
+    out: Edges = {}
+    for erows in m.rows:
+        for a, row in erows:
+            before = None
+            for c, v in row:
+                if model[v - 1] > 0:
+                    out[(a, c)] = ("choice", v)
+                    break
+                before = (c, v)
+            if before is not None:
+                out[(before[0], a)] = ("choice", -before[1])
+    return out
+
+
+def _refutation(m: _Merges, learned: int, first: Conflict) -> Conflict:
+    lead = Reason(
+        f"the star order must be total on each M_pq; saturation leaves {m.count} pairs of them "
+        f"unordered, and no orientation of those pairs works: the search learned {learned} sets of "
+        f"orientations that cannot hold together (each closes a cycle of forced orderings) and no "
+        f"orientation avoids them all; the first orientation refuted closed this cycle:", "search")
+    return Conflict((lead,) + first.reasons, first.edges)
 
 
 def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[int, int | None],
@@ -162,17 +214,14 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     """Search the star order.  ``propagate_only``: saturate the root and stop (``None``
     when no conflict is found), used to prune partial read-from maps."""
     edges = _edges_of(ix, graph, all_operations)
-    refuted: set[bytes] = set()
-    members_of: dict[int, set[int]] = {}
-    for n_e, e in enumerate(edges):
-        for u in e.members:
-            members_of.setdefault(u, set()).add(n_e)
 
-    def saturate(E: Edges, order: DOrder | None, added: Edges, views: list[View] | None = None
-                 ) -> tuple[DOrder, Edges, list[View]] | Conflict:
+    def saturate(E: Edges, order: DOrder | None, added: Edges, views: list[View] | None,
+                 trail: Trail | None = None) -> tuple[DOrder, Edges, list[View]] | Conflict:
         """Saturate the star order ``E ∪ added`` and the views on top of it; ``views``:
         the views saturated on ``E`` (they resume from there)."""
         E = {**E, **added}
+        if trail is not None:
+            trail.add(STAR, added)
         budget.tick()
         got = full_order(ix, E.keys()) if order is None else extend_order(ix, order, added.keys(), E.keys())
         fresh = added
@@ -182,7 +231,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
             if views is None:
                 now = check_views(ix, E, vs, budget, base=got, from_read=True)
             else:
-                now = update_views(ix, views, fresh, vs, budget, from_read=True)
+                now = update_views(ix, views, fresh, vs, budget, from_read=True, trail=trail)
             if isinstance(now, Conflict):
                 return now
             views = now
@@ -190,43 +239,84 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
             if not new:
                 return got, E, views
             E.update(new)
+            if trail is not None:
+                trail.add(STAR, new)
             fresh = new
             budget.tick()
             got = extend_order(ix, got, new.keys(), E.keys())
 
-    def go(E: Edges, order: DOrder | None, added: Edges, depth: int = 0,
-           parent_views: list[View] | None = None) -> StarSolution | Conflict:
-        if depth > limit[0]:
-            raise BudgetExhausted(f"the direct engine's search depth limit of {limit[0]} nested choices "
-                                  f"(a memory bound) ran out")
-        got = saturate(E, order, added, parent_views)
-        if isinstance(got, Conflict):
-            return got
-        order, E, views = got
-        key = order_key(order)
-        if key in refuted:
-            return Conflict(())
-        pair = _open_pair(ix, order, edges)
-        if pair is None:
-            return StarSolution(E, views)
-        probe = saturate(E, order, _chain(ix, order, edges, _guess(ix, order, E, views)), views)
-        if not isinstance(probe, Conflict) and _open_pair(ix, probe[0], edges) is None:
-            return StarSolution(probe[1], probe[2])
-        a, b = _conflict_choice(probe, pair, ix)
-        if (a, b) == pair and isinstance(probe, Conflict):
-            a, b = _premise_pair(ix, order, probe, members_of, pair)
-        failed: list[Conflict] = []
-        for x, y in ((a, b), (b, a)):
-            res = go(E, order, {(x, y): ("choice",)}, depth + 1, views)
-            if not isinstance(res, Conflict):
-                return res
-            failed.append(res)
-        refuted.add(key)
-        return next((c for c in failed if c.reasons), Conflict(()))
+    root = saturate(dict(hb_edges), None, {}, None)
+    if propagate_only or isinstance(root, Conflict):
+        return root if isinstance(root, Conflict) else None
+    order, E, views = root
+    m = _merges(ix, order, edges, all_operations)
+    if not m.count:
+        return StarSolution(E, views)
+    from pysat.solvers import Solver
 
-    limit = [0]
-    if propagate_only:
-        got = saturate(dict(hb_edges), None, {})
-        return got if isinstance(got, Conflict) else None
-    limit = [depth_limit(ix, len(hb_edges))]
-    return go(dict(hb_edges), None, {})
+    rank = {u: i for i, u in enumerate(fair_topo(ix, _guess(ix, order, E, views)))}
+    analyser = Analyser(ix, E, [v.edges for v in views])
+    first: Conflict | None = None
+    learned = 0
+    with Solver(name="glucose4", bootstrap_with=m.clauses) as solver:
+        solver.set_phases([v if rank[a] < rank[c] else -v for v, (a, c) in enumerate(m.pairs, 1)])
+        while solver.solve():
+            model = solver.get_model()
+            if len(model) < m.count:  # variables in no clause
+                model = model + list(range(len(model) + 1, m.count + 1))
+            got = _check(ix, E, order, views, _orientation(m, model), vs, edges, all_operations, budget,
+                         analyser)
+            if isinstance(got, StarSolution):
+                return got
+            clauses, conflict = got
+            first = first or conflict
+            for lits in clauses:
+                if not lits:
+                    return conflict  # refuted without any choice
+                solver.add_clause([-v for v in lits])
+                learned += 1
+    assert first is not None
+    return _refutation(m, learned, first)
+
+
+def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges, vs: Mapping[int, int | None],
+           edges: list[_Edge], all_operations: bool, budget: Budget, analyser: Analyser
+           ) -> StarSolution | tuple[list[set[int]], Conflict]:
+    """The saturated root with a full orientation ``chosen``: a solution, or the sets of
+    literals of the conflicts found (one per view that closes a cycle or is illegal, one
+    per ordering a view forces against the star order) and one of them as a
+    certificate.  The orientation makes every ``M_pq`` total, so a view forces no new
+    star pair: each view is saturated on its own."""
+    trail = Trail()
+    star_edges = {**E, **chosen}
+    trail.add(STAR, chosen)
+    budget.tick()
+    star = extend_order(ix, order, chosen.keys(), star_edges.keys())
+    if star is None:
+        c = conflict_of(ix, star_edges)
+        return [analyser.literals(c, trail)], c
+    out: list[set[int]] = []
+    first: Conflict | None = None
+    good: list[View] = []
+    for v in views:
+        vedges = {**v.edges, **chosen}
+        trail.add(v.process, chosen)
+        budget.tick()
+        base = extend_order(ix, v.order, chosen.keys(), vedges.keys())
+        got = conflict_of(ix, vedges) if base is None else saturate_view(
+            ix, vedges, v.process, vs, budget, initial=base, from_read=True, trail=trail)
+        if isinstance(got, Conflict):
+            out.append(analyser.literals(got, trail))
+            first = first or got
+        else:
+            good.append(got)
+    forced = _forced_star(ix, star, good, edges, all_operations)
+    if not forced and not out:
+        return StarSolution(star_edges, good)
+    by_view = {f"S_{ix.procs[v.process]}": v.process for v in good}
+    for (a, b), info in forced.items():
+        out.append(analyser.contradiction(by_view[info[1]], a, b, trail))
+        if first is None:
+            first = conflict_of(ix, {**star_edges, (a, b): info})
+    assert first is not None
+    return out, first
