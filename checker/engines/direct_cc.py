@@ -55,23 +55,37 @@ class View:
 
 
 def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | None], budget: Budget,
-                  initial: DOrder | None = None, from_read: bool = False, trail: Trail | None = None
-                  ) -> View | Conflict:
+                  initial: DOrder | None = None, from_read: bool = False, trail: Trail | None = None,
+                  resume: bool = False) -> View | Conflict:
     """Saturate ``closure(po ∪ edges)`` with the forced orderings of the view of
     process ``proc``.  ``initial``, when given, is that closure already computed.
     ``from_read`` adds the (sound, not needed for completeness) rule: a write ``w'`` to
     the register after ``vs(r)`` must follow ``r``; the star search uses it to force
-    more pairs.  ``trail`` records the batches of forced orderings (conflict analysis)."""
-    E: Edges = dict(edges)
+    more pairs.  ``trail`` records the batches of forced orderings (conflict analysis).
+
+    ``resume``: ``initial`` extends (:func:`.direct_order.extend_order`) an order on
+    which the view was saturated, and ``edges`` is the caller's own dict, grown in place
+    (the caller undoes the growth on a conflict).  Every rule reads the row of a read
+    of the view and the rows of the writes to its register, so only the reads whose row
+    or whose register's writes' rows changed are visited again."""
+    E: Edges = edges if resume else dict(edges)
     if initial is None:
         initial = _closed_or_conflict(ix, E, budget)
         if isinstance(initial, Conflict):
             return initial
     order = initial
     name = f"S_{ix.procs[proc]}"
-    reads = [r for r in ix.reads_of[proc] if r in vs]
+    all_reads = [r for r in ix.reads_of[proc] if r in vs]
+    reads = all_reads
     while True:
         clock = order.clock
+        if resume:
+            if order.changed is None:
+                reads = all_reads
+            else:
+                regs = {ix.reg[u] for u in order.changed if ix.is_write[u]}
+                moved = set(order.changed)
+                reads = [r for r in all_reads if r in moved or ix.reg[r] in regs]
         new: Edges = {}
         for r in reads:
             w = vs[r]
@@ -170,7 +184,8 @@ def update_views(ix: Index, views: list[View], added: Edges, vs: Mapping[int, in
         base = extend_order(ix, v.order, added.keys(), edges.keys())
         if base is None:
             return conflict_of(ix, edges)
-        got = saturate_view(ix, edges, v.process, vs, budget, initial=base, from_read=from_read, trail=trail)
+        got = saturate_view(ix, edges, v.process, vs, budget, initial=base, from_read=from_read, trail=trail,
+                            resume=True)
         if isinstance(got, Conflict):
             return got
         out.append(got)

@@ -194,13 +194,16 @@ class Index:
 class DOrder:
     """``closure(po ∪ edges)`` as vector clocks (``clock[b][k]``: the last index of
     process ``k`` that precedes or equals ``b``) plus the non-po successor lists.  An
-    extension shares the unchanged rows with its base (a changed row is a new list)."""
+    extension shares the unchanged rows with its base (a changed row is a new list);
+    ``changed`` lists the operations whose rows differ from the base's (``None``: an
+    order computed from scratch)."""
 
-    __slots__ = ("clock", "succ")
+    __slots__ = ("clock", "succ", "changed")
 
-    def __init__(self, clock: list[list[int]], succ: dict[int, list[int]]):
+    def __init__(self, clock: list[list[int]], succ: dict[int, list[int]], changed: list[int] | None = None):
         self.clock = clock
         self.succ = succ
+        self.changed = changed
 
     def rank(self) -> list[int]:
         """A topological rank: ``a < b`` implies ``rank[a] < rank[b]``."""
@@ -270,7 +273,7 @@ def extend_order(ix: Index, base: DOrder, new: Iterable[tuple[int, int]], all_ed
         if idx[a] > base_clock[b][proc_of[a]]:  # not yet ordered
             todo.append((a, b))
     if not todo:
-        return base
+        return DOrder(base.clock, base.succ, [])
     succ = dict(base.succ)
     grown: set[int] = set()
     for a, b in todo:
@@ -280,6 +283,7 @@ def extend_order(ix: Index, base: DOrder, new: Iterable[tuple[int, int]], all_ed
             succ[a] = [*succ.get(a, ()), b]
             grown.add(a)
     clock = list(base_clock)
+    changed: list[int] = []
     pending: dict[int, list[int]] = {}
     heap: list[tuple[int, int]] = []
 
@@ -308,12 +312,13 @@ def extend_order(ix: Index, base: DOrder, new: Iterable[tuple[int, int]], all_ed
         if m == cv:
             continue
         clock[v] = m
+        changed.append(v)
         for w in succ.get(v, ()):
             if not push(w, m):
                 return None
         if v + 1 < n and proc_of[v + 1] == proc_of[v] and not push(v + 1, m):
             return None
-    return DOrder(clock, succ)
+    return DOrder(clock, succ, changed)
 
 
 def conflict_of(ix: Index, edges: Mapping[tuple[int, int], Info]) -> Conflict:

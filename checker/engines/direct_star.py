@@ -37,6 +37,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import islice
 
 from fisheye.spec.graph import ProximityGraph
 
@@ -265,7 +266,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
             if len(model) < m.count:  # variables in no clause
                 model = model + list(range(len(model) + 1, m.count + 1))
             got = _check(ix, E, order, views, _orientation(m, model), vs, edges, all_operations, budget,
-                         analyser)
+                         analyser, rank)
             if isinstance(got, StarSolution):
                 return got
             clauses, conflict = got
@@ -279,39 +280,90 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     return _refutation(m, learned, first)
 
 
+CHUNK = 400
+"""Chosen orientations added to a graph at a time by :func:`_check`."""
+
+
+def _chunks(chosen: Edges, rank: Mapping[int, int]) -> list[Edges]:
+    """``chosen`` in batches of :data:`CHUNK` edges, by the guessed time of their later
+    end (earlier first)."""
+    items = sorted(chosen.items(), key=lambda kv: max(rank[kv[0][0]], rank[kv[0][1]]))
+    return [dict(items[i:i + CHUNK]) for i in range(0, len(items), CHUNK)]
+
+
+def _drop(pending: Edges, lits: set[int]) -> None:
+    """Remove from ``pending`` the chosen orientations of a conflict (all of them if
+    none is pending: the conflict then rests on earlier batches only)."""
+    gone = [e for e, info in pending.items() if info[1] in lits] or list(pending)
+    for e in gone:
+        del pending[e]
+
+
 def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges, vs: Mapping[int, int | None],
-           edges: list[_Edge], all_operations: bool, budget: Budget, analyser: Analyser
-           ) -> StarSolution | tuple[list[set[int]], Conflict]:
+           edges: list[_Edge], all_operations: bool, budget: Budget, analyser: Analyser,
+           rank: Mapping[int, int]) -> StarSolution | tuple[list[set[int]], Conflict]:
     """The saturated root with a full orientation ``chosen``: a solution, or the sets of
-    literals of the conflicts found (one per view that closes a cycle or is illegal, one
-    per ordering a view forces against the star order) and one of them as a
-    certificate.  The orientation makes every ``M_pq`` total, so a view forces no new
-    star pair: each view is saturated on its own."""
+    literals of the conflicts found, and one of them as a certificate.
+
+    The orientation is added in batches in guessed time order (:func:`_chunks`), first
+    to the star order, then to each view (saturated after each batch).  A batch that
+    closes a cycle (or makes a view illegal) gives a conflict; its chosen orientations
+    are left out and the rest of the batch is tried again, so that one check finds the
+    conflicts of the whole history, not only the first.  The orientation makes every
+    ``M_pq`` total, so a view forces no new star pair: each view is saturated on its
+    own."""
     trail = Trail()
-    star_edges = {**E, **chosen}
-    trail.add(STAR, chosen)
-    budget.tick()
-    star = extend_order(ix, order, chosen.keys(), star_edges.keys())
-    if star is None:
-        c = conflict_of(ix, star_edges)
-        return [analyser.literals(c, trail)], c
     out: list[set[int]] = []
     first: Conflict | None = None
+    accepted: list[Edges] = []
+    star, star_edges = order, E
+    for chunk in _chunks(chosen, rank):
+        pending = dict(chunk)
+        while pending:
+            grown = {**star_edges, **pending}
+            trail.add(STAR, pending)
+            budget.tick()
+            got = extend_order(ix, star, pending.keys(), grown.keys())
+            if got is not None:
+                star, star_edges = got, grown
+                accepted.append(pending)
+                break
+            c = conflict_of(ix, grown)
+            first = first or c
+            lits = analyser.literals(c, trail)
+            out.append(lits)
+            _drop(pending, lits)
     good: list[View] = []
+    dropped: set[int] = set()  # left out of the later views too: their conflicts are known
     for v in views:
-        vedges = {**v.edges, **chosen}
-        trail.add(v.process, chosen)
-        budget.tick()
-        base = extend_order(ix, v.order, chosen.keys(), vedges.keys())
-        got = conflict_of(ix, vedges) if base is None else saturate_view(
-            ix, vedges, v.process, vs, budget, initial=base, from_read=True, trail=trail)
-        if isinstance(got, Conflict):
-            out.append(analyser.literals(got, trail))
-            first = first or got
-        else:
-            good.append(got)
+        vedges = dict(v.edges)
+        vorder = v.order
+        for chunk in accepted:
+            pending = {e: info for e, info in chunk.items() if info[1] not in dropped}
+            while pending:
+                size = len(vedges)
+                vedges.update((e, info) for e, info in pending.items() if e not in vedges)
+                trail.add(v.process, pending)
+                budget.tick()
+                base = extend_order(ix, vorder, pending.keys(), vedges.keys())
+                got = conflict_of(ix, vedges) if base is None else saturate_view(
+                    ix, vedges, v.process, vs, budget, initial=base, from_read=True, trail=trail, resume=True)
+                if not isinstance(got, Conflict):
+                    vorder = got.order
+                    break
+                lits = analyser.literals(got, trail)
+                first = first or Conflict(got.reasons)
+                out.append(lits)
+                dropped |= lits
+                _drop(pending, lits)
+                for e in list(islice(reversed(vedges), len(vedges) - size)):
+                    del vedges[e]
+        good.append(View(v.process, vorder, vedges))
+    if out:
+        assert first is not None
+        return out, first
     forced = _forced_star(ix, star, good, edges, all_operations)
-    if not forced and not out:
+    if not forced:
         return StarSolution(star_edges, good)
     by_view = {f"S_{ix.procs[v.process]}": v.process for v in good}
     for (a, b), info in forced.items():
