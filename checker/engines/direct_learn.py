@@ -23,22 +23,38 @@ search learns.
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Mapping, Sequence
+from bisect import bisect_left, bisect_right
+from collections import Counter, deque
+from collections.abc import Sequence
 
-from .direct_order import STAR, Conflict, Edges, Index, Trail
+from .direct_order import STAR, Conflict, DOrder, Edges, Index, Trail
 
 
 class Analyser:
     """Conflict analysis against a fixed root: ``root_star`` (the star edges before any
     choice) and ``root_views`` (each view's edges then); root edges hold without any
-    choice."""
+    choice.
 
-    def __init__(self, ix: Index, root_star: Edges, root_views: Sequence[Edges]):
+    ``pairs`` (literal ``v`` is "``pairs[v-1][0]`` before ``pairs[v-1][1]``", ``-v`` the
+    reverse) and ``chains`` (per variable, the two chains of its ``M_pq``, uids in
+    process order) let a chosen orientation be *generalised*: on a cycle
+    ``... a' ->po ... a -> c ->po ... c' ...``, the chosen ``a -> c`` can be replaced
+    by ``a' -> c'`` for the first member ``a'`` of ``a``'s chain and the last member
+    ``c'`` of ``c``'s chain on those process-order runs: the same cycle closes with the
+    weaker orientation (every merge with ``a`` before ``c`` has ``a'`` before ``c'``),
+    so the learned clause excludes more."""
+
+    def __init__(self, ix: Index, root_star: Edges, root_views: Sequence[Edges],
+                 pairs: Sequence[tuple[int, int]] = (), chains: Sequence[tuple[list[int], list[int]]] = (),
+                 root_order: DOrder | None = None):
         self.ix = ix
+        self.root_order = root_order
         self.root = {STAR: root_star, **dict(enumerate(root_views))}
         self.view_of = {f"S_{p}": k for k, p in enumerate(ix.procs)}
         self._succ: dict[int, dict[int, list[int]]] = {}
+        self.pairs = pairs
+        self.chains = chains
+        self.var = {pair: v for v, pair in enumerate(pairs, 1)}
 
     def _root_succ(self, g: int) -> dict[int, list[int]]:
         got = self._succ.get(g)
@@ -49,74 +65,198 @@ class Analyser:
             self._succ[g] = got
         return got
 
-    def literals(self, conflict: Conflict, trail: Trail) -> set[int]:
-        """The chosen orientations (literals) that ``conflict`` depends on."""
-        edges: Mapping[tuple[int, int], tuple] = conflict.edges or {}
+    def literals(self, conflict: Conflict, trail: Trail, graph: int) -> list[set[int]]:
+        """The chosen orientations (literals) that ``conflict``, found in ``graph``
+        (:data:`~.direct_order.STAR` or a view), depends on: a clause, then its
+        *pivot variants*.  Where the cycle goes ``x -> a ->po* a'' -> y`` through two
+        chosen orientations around a run of one chain ``A``, every member ``a'`` of
+        ``A`` closes the same cycle as ``x -> a' -> y``: one clause per ``a'`` (else
+        the search would move the members of ``A`` out of the window one by one)."""
+        steps = [r for r in conflict.reasons if len(r.ops) >= 2 and r.rule != "legality"]
+        if not steps:
+            return [set()]
+        nodes = [r.ops[0] for r in steps]
+        cyclic = conflict.reasons[-1].rule != "legality"
+        if not cyclic:
+            nodes.append(steps[-1].ops[1])
+        out: Counter[int] = Counter()
         todo: list[tuple[int, int, int]] = []
-        for r in conflict.reasons:
-            if len(r.ops) < 2 or r.rule == "legality":
+        logs: list[tuple[int, bool, list]] = []
+        self._walk(graph, nodes, cyclic, trail, out, todo, logs)
+        self._close(todo, trail, out, logs)
+        base = set(out)
+        clauses = [base]
+        for m, cyc, log in logs:
+            clauses += self._pivots(base, out, m, cyc, log)
+        return clauses
+
+    def _pivots(self, base: set[int], out: Counter[int], m: int, cyclic: bool, log: list) -> list[set[int]]:
+        """The pivot variants of ``base`` for one path (or cycle) of ``m`` nodes."""
+        clauses: list[set[int]] = []
+        for k, r1 in enumerate(log):
+            if k + 1 < len(log):
+                r2 = log[k + 1]
+            elif cyclic and len(log) > 1:
+                r2 = log[0]
+            else:
+                break
+            _, hi1, x1, _, g1, _, chain1 = r1
+            i2, _, _, y2, g2, chain2, _ = r2
+            if hi1 % m != i2 % m or g1 == g2 or out[g1] != 1 or out[g2] != 1:
                 continue
-            a, b = r.ops[0], r.ops[1]
-            info = edges.get((a, b))
-            if info is None or info[0] in ("rf", "po", "view"):
-                continue  # process order, read-from: no choice
-            todo.append((self.view_of[info[1]] if info[0] in ("forced", "fr") else STAR, a, b))
-        return self._close(todo, trail)
+            if chain1[0] != chain2[0] or len(chain1) != len(chain2):
+                continue
+            rest = base - {g1, g2}
+            for a2 in chain1:
+                l1, l2 = self._lit(x1, a2), self._lit(a2, y2)
+                if l1 is False or l2 is False:
+                    continue
+                extra = {lit for lit in (l1, l2) if lit is not True}
+                if extra != {g1, g2}:
+                    clauses.append(rest | extra)
+        return clauses
+
+    def _lit(self, x: int, y: int) -> int | bool:
+        """"``x`` before ``y``" as a literal, or ``True`` / ``False`` when the root
+        orders them."""
+        v = self.var.get((x, y))
+        if v is not None:
+            return v
+        v = self.var.get((y, x))
+        if v is not None:
+            return -v
+        assert self.root_order is not None
+        return self.ix.precedes(self.root_order, x, y)
 
     def contradiction(self, view: int, a: int, b: int, trail: Trail) -> set[int]:
         """The literals of the cycle "``a`` precedes ``b`` in the order of ``view``, and
         ``b`` precedes ``a`` in the star order" (the view forces ``a -> b`` into a star
         order that is total on their ``M_pq``)."""
         end = trail.stamp + 1
-        todo = [(view, x, y) for x, y in self._path(view, a, b, end, trail)]
-        todo += [(STAR, x, y) for x, y in self._path(STAR, b, a, end, trail)]
-        return self._close(todo, trail)
+        out: Counter[int] = Counter()
+        todo: list[tuple[int, int, int]] = []
+        self._walk(view, self._path(view, a, b, end, trail), False, trail, out, todo)
+        self._walk(STAR, self._path(STAR, b, a, end, trail), False, trail, out, todo)
+        self._close(todo, trail, out)
+        return set(out)
 
-    def _close(self, todo: list[tuple[int, int, int]], trail: Trail) -> set[int]:
-        """Follow the edges ``(graph, a, b)`` of ``todo`` back to the literals."""
-        out: set[int] = set()
+    def _record(self, g: int, a: int, b: int, trail: Trail) -> tuple[int, tuple] | None:
+        """How edge ``a -> b`` entered graph ``g``: ``None`` for process order and root
+        edges, else (stamp, reason), a star edge copied into a view as the star edge."""
+        ix = self.ix
+        if ix.proc_of[a] == ix.proc_of[b] and ix.idx[a] < ix.idx[b]:
+            return None
+        while True:
+            if (a, b) in self.root[g]:
+                return None
+            rec = trail.born.get(g, {}).get((a, b))
+            if rec is None or (g != STAR and rec[1][0] in ("edge", "choice")):
+                if g == STAR:
+                    raise AssertionError(f"edge {a}->{b} of the star order has no record")
+                g = STAR
+                continue
+            return rec if g == STAR or rec[1][0] not in ("edge", "choice") else None
+
+    def _walk(self, g: int, nodes: Sequence[int], cyclic: bool, trail: Trail, out: Counter[int],
+              todo: list[tuple[int, int, int]], logs: list | None = None) -> None:
+        """The steps of a path (or cycle) ``nodes`` in graph ``g``: chosen orientations,
+        generalised along the process-order runs around them, go to ``out``; derived
+        edges go to ``todo`` (their premises are followed by :meth:`_close`); ``logs``
+        receives (length, cyclic, log): the log lists each chosen orientation (step, end
+        of the run after it, generalised ends, literal, chains of its ends)."""
+        ix = self.ix
+        m = len(nodes)
+        log: list | None = None
+        if logs is not None:
+            log = []
+            logs.append((m, cyclic, log))
+        steps = m if cyclic else m - 1
+
+        def po(i: int) -> bool:
+            a, b = nodes[i % m], nodes[(i + 1) % m]
+            return ix.proc_of[a] == ix.proc_of[b] and ix.idx[a] < ix.idx[b]
+
+        for i in range(steps):
+            a, b = nodes[i], nodes[(i + 1) % m]
+            if po(i):
+                continue
+            rec = self._record(g, a, b, trail)
+            if rec is None:
+                continue
+            info = rec[1]
+            if info[0] != "choice":
+                todo.append((g if info[0] in ("forced", "fr", "view") else STAR, a, b))
+                continue
+            lit = info[1]
+            if not self.pairs:
+                out[lit] += 1
+                continue
+            lo, hi = i, i + 1  # nodes[lo] ->po* a, b ->po* nodes[hi]
+            while (lo > 0 or cyclic) and lo > i - m + 2 and po(lo - 1):
+                lo -= 1
+            while (hi < m - 1 or cyclic) and hi < lo + m - 1 and po(hi):
+                hi += 1
+            x, y, glit, ca, cb = self._general(lit, nodes[lo % m], a, b, nodes[hi % m])
+            out[glit] += 1
+            if log is not None:
+                log.append((i, hi, x, y, glit, ca, cb))
+
+    def _general(self, lit: int, a0: int, a: int, b: int, b1: int
+                 ) -> tuple[int, int, int, list[int], list[int]]:
+        """The weakest literal "``a'`` before ``c'``" for ``a0 <=po a' <=po a`` and
+        ``b <=po c' <=po b1`` in the chains of ``lit``'s variable (``lit`` itself when
+        that pair is not a variable, e.g. ordered at the root), with the two ends and
+        their chains."""
+        first, second = self.chains[abs(lit) - 1]
+        ca, cb = (first, second) if lit > 0 else (second, first)
+        i = bisect_left(ca, a0)
+        j = bisect_right(cb, b1) - 1
+        x, y = ca[i], cb[j]
+        v = self.var.get((x, y))
+        if v is not None:
+            return x, y, v, ca, cb
+        v = self.var.get((y, x))
+        if v is not None:
+            return x, y, -v, ca, cb
+        first, second = self.pairs[abs(lit) - 1]
+        return (first, second, lit, ca, cb) if lit > 0 else (second, first, lit, ca, cb)
+
+    def _close(self, todo: list[tuple[int, int, int]], trail: Trail, out: Counter[int],
+               logs: list | None = None) -> None:
+        """Follow the derived edges ``(graph, a, b)`` of ``todo`` back to the literals."""
         seen: set[tuple[int, int, int]] = set()
-        born = trail.born
         while todo:
             item = todo.pop()
             if item in seen:
                 continue
             seen.add(item)
             g, a, b = item
-            if (a, b) in self.root[g]:
-                continue
-            rec = born.get(g, {}).get((a, b))
+            rec = self._record(g, a, b, trail)
             if rec is None:
-                if g != STAR:  # a star edge copied into the view
-                    todo.append((STAR, a, b))
-                    continue
-                raise AssertionError(f"edge {a}->{b} of the star order has no record")
+                continue
             t, info = rec
             kind = info[0]
             if kind == "choice":
-                out.add(info[1])
+                out[info[1]] += 1
             elif kind in ("rf", "view", "po"):
                 continue
-            elif kind == "edge" and g != STAR:
-                todo.append((STAR, a, b))
             elif kind == "edge":
                 j = self.view_of[info[1]]
-                todo.extend((j, x, y) for x, y in self._path(j, a, b, t, trail))
+                self._walk(j, self._path(j, a, b, t, trail), False, trail, out, todo, logs)
             elif kind == "forced":
-                todo.extend((g, x, y) for x, y in self._path(g, a, info[2], t, trail))
+                self._walk(g, self._path(g, a, info[2], t, trail), False, trail, out, todo, logs)
             elif kind == "fr":
-                todo.extend((g, x, y) for x, y in self._path(g, info[3], b, t, trail))
+                self._walk(g, self._path(g, info[3], b, t, trail), False, trail, out, todo, logs)
             else:
                 raise AssertionError(f"unknown reason {info!r}")
-        return out
 
-    def _path(self, g: int, u: int, v: int, t: int, trail: Trail) -> list[tuple[int, int]]:
-        """The non-root edges of a path ``u -> ... -> v`` in graph ``g`` made of root
+    def _path(self, g: int, u: int, v: int, t: int, trail: Trail) -> list[int]:
+        """The nodes of a path ``u -> ... -> v`` in graph ``g`` made of root
         edges, process order and edges of stamp below ``t`` (fewest non-root edges:
         0-1 breadth-first search)."""
         ix = self.ix
         if u == v:
-            return []
+            return [u]
         root = self._root_succ(g)
         late: dict[int, list[int]] = {}
         for (a, b), (s, _) in trail.born.get(g, {}).items():
@@ -150,11 +290,8 @@ class Analyser:
                     dq.append(y)
         if v not in parent:
             raise AssertionError(f"no premise path {u}->{v} in graph {g} before stamp {t}")
-        out = []
-        y = v
-        while y != u:
-            x, costly = parent[y]
-            if costly:
-                out.append((x, y))
-            y = x
+        out = [v]
+        while out[-1] != u:
+            out.append(parent[out[-1]][0])
+        out.reverse()
         return out

@@ -138,6 +138,7 @@ class _Merges:
     row in process order of ``c``."""
 
     pairs: list[tuple[int, int]]  # var - 1 -> (a, c): a of the first chain, c of the second
+    chains: list[tuple[list[int], list[int]]]  # var - 1 -> the two chains (uids) of its M_pq
     rows: list[list[tuple[int, list[tuple[int, int]]]]]
     clauses: list[list[int]]
 
@@ -148,6 +149,7 @@ class _Merges:
 
 def _merges(ix: Index, order: DOrder, edges: list[_Edge], all_operations: bool) -> _Merges:
     pairs: list[tuple[int, int]] = []
+    chains: list[tuple[list[int], list[int]]] = []
     rows: list[list[tuple[int, list[tuple[int, int]]]]] = []
     clauses: list[list[int]] = []
     for e in edges:
@@ -166,6 +168,7 @@ def _merges(ix: Index, order: DOrder, edges: list[_Edge], all_operations: bool) 
                 if ix.precedes(order, c, a):
                     continue
                 pairs.append((a, c))
+                chains.append((P, Q))
                 v = len(pairs)
                 row.append((c, v))
                 here[c] = v
@@ -179,7 +182,7 @@ def _merges(ix: Index, order: DOrder, edges: list[_Edge], all_operations: bool) 
                 erows.append((a, row))
             above = here
         rows.append(erows)
-    return _Merges(pairs, rows, clauses)
+    return _Merges(pairs, chains, rows, clauses)
 
 
 def _orientation(m: _Merges, model: list[int]) -> Edges:
@@ -256,7 +259,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     from pysat.solvers import Solver
 
     rank = {u: i for i, u in enumerate(fair_topo(ix, _guess(ix, order, E, views)))}
-    analyser = Analyser(ix, E, [v.edges for v in views])
+    analyser = Analyser(ix, E, [v.edges for v in views], m.pairs, m.chains, order)
     first: Conflict | None = None
     learned = 0
     with Solver(name="glucose4", bootstrap_with=m.clauses) as solver:
@@ -330,9 +333,9 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
                 break
             c = conflict_of(ix, grown)
             first = first or c
-            lits = analyser.literals(c, trail)
-            out.append(lits)
-            _drop(pending, lits)
+            got_lits = analyser.literals(c, trail, STAR)
+            out.extend(got_lits)
+            _drop(pending, got_lits[0])
     good: list[View] = []
     dropped: set[int] = set()  # left out of the later views too: their conflicts are known
     for v in views:
@@ -351,11 +354,11 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
                 if not isinstance(got, Conflict):
                     vorder = got.order
                     break
-                lits = analyser.literals(got, trail)
+                got_lits = analyser.literals(got, trail, v.process)
                 first = first or Conflict(got.reasons)
-                out.append(lits)
-                dropped |= lits
-                _drop(pending, lits)
+                out.extend(got_lits)
+                dropped |= got_lits[0]
+                _drop(pending, got_lits[0])
                 for e in list(islice(reversed(vedges), len(vedges) - size)):
                     del vedges[e]
         good.append(View(v.process, vorder, vedges))
