@@ -125,7 +125,7 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
         budget.tick()
         got = extend_order(ix, order, new.keys(), E.keys())
         if got is None:
-            return conflict_of(ix, E)
+            return conflict_of(ix, E, order, new.keys())
         order = got
 
 

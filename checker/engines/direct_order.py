@@ -14,6 +14,7 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 
 from fisheye.spec.history import History, value_key
 from fisheye.spec.order import Cycle
@@ -321,9 +322,116 @@ def extend_order(ix: Index, base: DOrder, new: Iterable[tuple[int, int]], all_ed
     return DOrder(clock, succ, changed)
 
 
-def conflict_of(ix: Index, edges: Mapping[tuple[int, int], Info]) -> Conflict:
-    """The certificate of a cyclic ``po ∪ edges``: the cycle, each edge with its reason."""
-    return Conflict(cycle_reasons(ix, edges, find_cycle(ix, edges.keys())), edges)
+def conflict_of(ix: Index, edges: Mapping[tuple[int, int], Info], base: DOrder | None = None,
+                new: Iterable[tuple[int, int]] = ()) -> Conflict:
+    """The certificate of a cyclic ``po ∪ edges``: the cycle, each edge with its reason.
+    ``base`` and ``new``: ``edges`` is ``base``'s generating edges plus the batch
+    ``new`` that :func:`extend_order` refused; the cycle is then searched near the
+    batch (:func:`batch_cycle`), not in the whole relation."""
+    cycle = batch_cycle(ix, base, list(new)) if base is not None else None
+    if cycle is None:
+        cycle = find_cycle(ix, edges.keys())
+    return Conflict(cycle_reasons(ix, edges, cycle), edges)
+
+
+BATCH_SEARCH = 48
+"""Largest batch whose cycles :func:`batch_cycle` searches edge by edge (quadratic in the
+batch); a larger batch is halved."""
+
+
+def batch_cycle(ix: Index, base: DOrder, new: list[tuple[int, int]]) -> Cycle | None:
+    """A cycle of ``base ∪ new`` (acyclic ``base``): it alternates edges of ``new`` and
+    paths of ``base``, so it is a cycle of the graph on ``new`` with an arc from
+    ``(a, b)`` to ``(a', b')`` when ``b`` precedes or is ``a'`` in ``base`` (clock
+    tests); each path is then found by a search among the operations that precede its
+    end.  ``None`` if there is none."""
+    clock, proc_of, idx = base.clock, ix.proc_of, ix.idx
+
+    def reaches(x: int, y: int) -> bool:
+        return x == y or idx[x] <= clock[y][proc_of[x]]
+
+    k = len(new)
+    found: list[int] | None = None
+    for i, (a, b) in enumerate(new):
+        if reaches(b, a):
+            found = [i]
+            break
+    if found is None and k > BATCH_SEARCH:
+        # halve the batch: the cycle is in base ∪ first half, or else in
+        # (base ∪ first half) ∪ second half
+        half = new[:k // 2]
+        grown = extend_order(ix, base, half, _generators(base, half))
+        if grown is None:
+            return batch_cycle(ix, base, half)
+        return batch_cycle(ix, grown, new[k // 2:])
+    if found is None:
+        color = [0] * k
+        for s in range(k):
+            if color[s] or found is not None:
+                continue
+            path = [s]
+            color[s] = 1
+            its = [iter(range(k))]
+            while its and found is None:
+                i = path[-1]
+                for j in its[-1]:
+                    if not reaches(new[i][1], new[j][0]):
+                        continue
+                    if color[j] == 1:
+                        found = path[path.index(j):]
+                        break
+                    if color[j] == 0:
+                        color[j] = 1
+                        path.append(j)
+                        its.append(iter(range(k)))
+                        break
+                else:
+                    color[path.pop()] = 2
+                    its.pop()
+    if found is None:
+        return None
+    ops: list[int] = []
+    for n_i, i in enumerate(found):
+        a, b = new[i]
+        nxt = new[found[(n_i + 1) % len(found)]][0]
+        ops.append(a)
+        ops += _base_path(ix, base, b, nxt)[:-1]
+    return Cycle(tuple(ops))
+
+
+def _generators(base: DOrder, more: list[tuple[int, int]]) -> Iterable[tuple[int, int]]:
+    """The non-po generating pairs of ``base``, plus ``more`` (lazily: only a
+    recomputation from scratch reads them)."""
+    return chain(((a, b) for a, bs in base.succ.items() for b in bs), more)
+
+
+def _base_path(ix: Index, base: DOrder, u: int, v: int) -> list[int]:
+    """A path ``u -> ... -> v`` of ``base`` (``u`` precedes or is ``v``), through the
+    operations that precede ``v`` only (breadth-first)."""
+    if u == v:
+        return [u]
+    clock, proc_of, idx, n = base.clock, ix.proc_of, ix.idx, ix.n
+    cv = clock[v]
+    parent = {u: u}
+    frontier = [u]
+    while frontier and v not in parent:
+        nxt_frontier = []
+        for x in frontier:
+            succ = base.succ.get(x, ())
+            if x + 1 < n and proc_of[x + 1] == proc_of[x]:
+                succ = (*succ, x + 1)
+            for y in succ:
+                if y not in parent and (y == v or idx[y] <= cv[proc_of[y]]):
+                    parent[y] = x
+                    nxt_frontier.append(y)
+        frontier = nxt_frontier
+    if v not in parent:
+        raise AssertionError(f"no path {u}->{v} in the base order")
+    path = [v]
+    while path[-1] != u:
+        path.append(parent[path[-1]])
+    path.reverse()
+    return path
 
 
 def find_cycle(ix: Index, edges: Iterable[tuple[int, int]]) -> Cycle:

@@ -34,8 +34,10 @@ solution.  No recursion and no copy per choice: memory stays that of one saturat
 
 from __future__ import annotations
 
+import gc
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
 
@@ -262,7 +264,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     analyser = Analyser(ix, E, [v.edges for v in views], m.pairs, m.chains, order)
     first: Conflict | None = None
     learned = 0
-    with Solver(name="glucose4", bootstrap_with=m.clauses) as solver:
+    with _no_gc(), Solver(name="glucose4", bootstrap_with=m.clauses) as solver:
         solver.set_phases([v if rank[a] < rank[c] else -v for v, (a, c) in enumerate(m.pairs, 1)])
         while solver.solve():
             model = solver.get_model()
@@ -302,6 +304,20 @@ def _drop(pending: Edges, lits: set[int]) -> None:
         del pending[e]
 
 
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """The search allocates many small lists (clock rows) and keeps many alive, which
+    makes Python's cyclic garbage collector run often over everything; it creates no
+    reference cycles, so the collector is paused while it runs."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges, vs: Mapping[int, int | None],
            edges: list[_Edge], all_operations: bool, budget: Budget, analyser: Analyser,
            rank: Mapping[int, int]) -> StarSolution | tuple[list[set[int]], Conflict]:
@@ -331,7 +347,7 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
                 star, star_edges = got, grown
                 accepted.append(pending)
                 break
-            c = conflict_of(ix, grown)
+            c = conflict_of(ix, grown, star, pending.keys())
             first = first or c
             got_lits = analyser.literals(c, trail, STAR)
             out.extend(got_lits)
@@ -349,7 +365,7 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
                 trail.add(v.process, pending)
                 budget.tick()
                 base = extend_order(ix, vorder, pending.keys(), vedges.keys())
-                got = conflict_of(ix, vedges) if base is None else saturate_view(
+                got = conflict_of(ix, vedges, vorder, pending.keys()) if base is None else saturate_view(
                     ix, vedges, v.process, vs, budget, initial=base, from_read=True, trail=trail, resume=True)
                 if not isinstance(got, Conflict):
                     vorder = got.order
