@@ -176,6 +176,7 @@ class Analyser:
             a, b = nodes[i % m], nodes[(i + 1) % m]
             return ix.proc_of[a] == ix.proc_of[b] and ix.idx[a] < ix.idx[b]
 
+        chosen: list[tuple[int, int, int, int]] = []  # (step, run start, run end, literal)
         for i in range(steps):
             a, b = nodes[i], nodes[(i + 1) % m]
             if po(i):
@@ -187,16 +188,21 @@ class Analyser:
             if info[0] != "choice":
                 todo.append((g if info[0] in ("forced", "fr", "view") else STAR, a, b))
                 continue
-            lit = info[1]
             if not self.pairs:
-                out[lit] += 1
+                out[info[1]] += 1
                 continue
             lo, hi = i, i + 1  # nodes[lo] ->po* a, b ->po* nodes[hi]
             while (lo > 0 or cyclic) and lo > i - m + 2 and po(lo - 1):
                 lo -= 1
             while (hi < m - 1 or cyclic) and hi < lo + m - 1 and po(hi):
                 hi += 1
-            x, y, glit, ca, cb = self._general(lit, nodes[lo % m], a, b, nodes[hi % m])
+            chosen.append((i, lo, hi, info[1]))
+        starts = {i % m for i, _, _, _ in chosen}
+        for i, lo, hi, lit in chosen:
+            # a run between two chosen orientations serves the later one only: both
+            # widening into it could cross
+            end = nodes[(i + 1) % m] if hi % m in starts else nodes[hi % m]
+            x, y, glit, ca, cb = self._general(lit, nodes[lo % m], nodes[i], nodes[(i + 1) % m], end)
             out[glit] += 1
             if log is not None:
                 log.append((i, hi, x, y, glit, ca, cb))

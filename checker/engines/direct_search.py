@@ -176,7 +176,7 @@ class _Solver:
                               + "; ".join(r.text for r in (self.first_conflict.reasons
                                                            if self.first_conflict else ())),
                               "search"),)
-        elif any(x.rule == "choice" for x in reasons):
+        elif reasons[0].rule != "search" and any(x.rule == "choice" for x in reasons):
             reasons = (Reason("saturation leaves orderings open; the search tried both orientations of "
                               "each and every branch closes a cycle of orderings; for instance, after the "
                               "choices marked 'choice' below:", "search"),) + reasons

@@ -210,8 +210,38 @@ def _refutation(m: _Merges, learned: int, first: Conflict) -> Conflict:
         f"the star order must be total on each M_pq; saturation leaves {m.count} pairs of them "
         f"unordered, and no orientation of those pairs works: the search learned {learned} sets of "
         f"orientations that cannot hold together (each closes a cycle of forced orderings) and no "
-        f"orientation avoids them all; the first orientation refuted closed this cycle:", "search")
+        f"orientation avoids them all; the first orientation refuted fails as follows (orderings "
+        f"marked 'search choice' are the orientation's):", "search")
     return Conflict((lead,) + first.reasons, first.edges)
+
+
+def saturate(ix: Index, edges: list[_Edge], vs: Mapping[int, int | None], budget: Budget,
+             all_operations: bool, E: Edges, order: DOrder | None, added: Edges, views: list[View] | None
+             ) -> tuple[DOrder, Edges, list[View]] | Conflict:
+    """Saturate the star order ``E ∪ added`` (``order``: the closure of ``E``, or
+    ``None``) and the views on top of it, adding the star pairs the views force until
+    nothing changes; ``views``: the views saturated on ``E`` (they resume from there)."""
+    E = {**E, **added}
+    budget.tick()
+    got = full_order(ix, E.keys()) if order is None else extend_order(ix, order, added.keys(), E.keys())
+    fresh = added
+    while True:
+        if got is None:
+            return conflict_of(ix, E)
+        if views is None:
+            now = check_views(ix, E, vs, budget, base=got, from_read=True)
+        else:
+            now = update_views(ix, views, fresh, vs, budget, from_read=True)
+        if isinstance(now, Conflict):
+            return now
+        views = now
+        new = _forced_star(ix, got, views, edges, all_operations)
+        if not new:
+            return got, E, views
+        E.update(new)
+        fresh = new
+        budget.tick()
+        got = extend_order(ix, got, new.keys(), E.keys())
 
 
 def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[int, int | None],
@@ -221,37 +251,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     when no conflict is found), used to prune partial read-from maps."""
     edges = _edges_of(ix, graph, all_operations)
 
-    def saturate(E: Edges, order: DOrder | None, added: Edges, views: list[View] | None,
-                 trail: Trail | None = None) -> tuple[DOrder, Edges, list[View]] | Conflict:
-        """Saturate the star order ``E ∪ added`` and the views on top of it; ``views``:
-        the views saturated on ``E`` (they resume from there)."""
-        E = {**E, **added}
-        if trail is not None:
-            trail.add(STAR, added)
-        budget.tick()
-        got = full_order(ix, E.keys()) if order is None else extend_order(ix, order, added.keys(), E.keys())
-        fresh = added
-        while True:
-            if got is None:
-                return conflict_of(ix, E)
-            if views is None:
-                now = check_views(ix, E, vs, budget, base=got, from_read=True)
-            else:
-                now = update_views(ix, views, fresh, vs, budget, from_read=True, trail=trail)
-            if isinstance(now, Conflict):
-                return now
-            views = now
-            new = _forced_star(ix, got, views, edges, all_operations)
-            if not new:
-                return got, E, views
-            E.update(new)
-            if trail is not None:
-                trail.add(STAR, new)
-            fresh = new
-            budget.tick()
-            got = extend_order(ix, got, new.keys(), E.keys())
-
-    root = saturate(dict(hb_edges), None, {}, None)
+    root = saturate(ix, edges, vs, budget, all_operations, dict(hb_edges), None, {}, None)
     if propagate_only or isinstance(root, Conflict):
         return root if isinstance(root, Conflict) else None
     order, E, views = root
