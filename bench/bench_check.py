@@ -294,8 +294,15 @@ def main() -> int:
               round(statistics.median(r.get("engine_cpu_s", r["engine_s"]) for r in rs), 3),
               round(statistics.median(vals), 3) if vals else "-", max(r["peak_rss_mib"] for r in rs),
               ",".join(sorted({r["verdict"] for r in rs})))
+    if args.suite == "alg2":  # per seed: the target is judged per run
+        print("seed model verdict engine_cpu_s engine_s nodes peak_rss_mib")
+        for r in rows:
+            if "error" not in r:
+                print(r["seed"], r["model"], r["verdict"], r["engine_cpu_s"], r["engine_s"], r["nodes"],
+                      r["peak_rss_mib"], r["message"][:80])
     for line in targets(args.suite, rows, args.ops):
         print(line)
+    print(json.dumps({"load_at_end": os.getloadavg()}), flush=True)
     if args.suite == "ratio":
         for model in models:
             d = groups.get(("ratio", model, 200, "direct"))

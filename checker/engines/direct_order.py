@@ -135,6 +135,8 @@ class Index:
         self.P = len(self.procs)
         pidx = {p: k for k, p in enumerate(self.procs)}
         self.proc_of = [pidx[op.process] for op in ops]
+        # po_next[u]: u + 1 is the next operation of u's process
+        self.po_next = [self.proc_of[u] == self.proc_of[u + 1] for u in range(self.n - 1)]
         self.idx = [op.index for op in ops]
         self.base = [0] * self.P
         self.length = [0] * self.P
@@ -212,16 +214,19 @@ class DOrder:
 
 
 def full_order(ix: Index, edges: Iterable[tuple[int, int]]) -> DOrder | None:
-    """``closure(po ∪ edges)``, or None when it has a cycle (Kahn's algorithm, pushing
-    clocks forward)."""
-    n, P, proc_of, idx = ix.n, ix.P, ix.proc_of, ix.idx
+    """``closure(po ∪ edges)``, or None when it has a cycle (Kahn's algorithm; the
+    clock of an operation is the element-wise maximum of its predecessors' clocks,
+    taken once, when it is placed)."""
+    n, P, proc_of, idx, po_next = ix.n, ix.P, ix.proc_of, ix.idx, ix.po_next
     succ: dict[int, list[int]] = {}
+    pred: dict[int, list[int]] = {}
     indeg = [0] * n
     for a, b in edges:
         succ.setdefault(a, []).append(b)
+        pred.setdefault(b, []).append(a)
         indeg[b] += 1
     for u in range(n - 1):
-        if proc_of[u] == proc_of[u + 1]:
+        if po_next[u]:
             indeg[u + 1] += 1
     clock: list[list[int] | None] = [None] * n
     ready = [u for u in range(n) if indeg[u] == 0]
@@ -230,21 +235,27 @@ def full_order(ix: Index, edges: Iterable[tuple[int, int]]) -> DOrder | None:
     while ready:
         u = ready.pop()
         done += 1
-        c = clock[u]
-        k = proc_of[u]
-        if c is None:
+        ps = pred.get(u)
+        prev = clock[u - 1] if u and po_next[u - 1] else None
+        if ps:
+            rows = [clock[p] for p in ps]
+            if prev is not None:
+                rows.append(prev)
+            c = list(map(max, *rows)) if len(rows) > 1 else rows[0].copy()  # type: ignore[union-attr]
+        elif prev is not None:
+            c = prev.copy()
+        else:
             c = empty.copy()
-            clock[u] = c
-        c[k] = idx[u]
-        nxt = succ.get(u, ())
-        if u + 1 < n and proc_of[u + 1] == k:
-            nxt = (*nxt, u + 1)
-        for v in nxt:
-            cv = clock[v]
-            clock[v] = c.copy() if cv is None else list(map(max, cv, c))
+        c[proc_of[u]] = idx[u]
+        clock[u] = c
+        for v in succ.get(u, ()):
             indeg[v] -= 1
             if indeg[v] == 0:
                 ready.append(v)
+        if u + 1 < n and po_next[u]:
+            indeg[u + 1] -= 1
+            if indeg[u + 1] == 0:
+                ready.append(u + 1)
     if done < n:
         return None
     return DOrder(clock, succ)  # type: ignore[arg-type]
