@@ -207,9 +207,10 @@ def _orientation(m: _Merges, model: list[int]) -> Edges:
 
 def _refutation(m: _Merges, learned: int, first: Conflict) -> Conflict:
     lead = Reason(
-        f"the star order must be total on each M_pq; saturation leaves {m.count} pairs of them "
-        f"unordered, and no orientation of those pairs works: the search learned {learned} sets of "
-        f"orientations that cannot hold together (each closes a cycle of forced orderings) and no "
+        f"the star order must be total on each M_pq; saturation leaves {m.count} "
+        f"pair{'s' if m.count != 1 else ''} of them unordered, and no orientation of those pairs "
+        f"works: the search learned {learned} sets of orientations that cannot hold together "
+        f"(each closes a cycle of forced orderings or makes a view illegal) and no "
         f"orientation avoids them all; the first orientation refuted fails as follows (orderings "
         f"marked 'search choice' are the orientation's):", "search")
     return Conflict((lead,) + first.reasons, first.edges)
