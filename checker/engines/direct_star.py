@@ -319,6 +319,32 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
+class _Growing:
+    """A view during a check: its edges, grown in place, and its order."""
+
+    def __init__(self, view: View):
+        self.process = view.process
+        self.edges = dict(view.edges)
+        self.order = view.order
+
+    def attempt(self, ix: Index, pending: Edges, vs: Mapping[int, int | None], budget: Budget, trail: Trail
+                ) -> Conflict | None:
+        """Add ``pending`` and saturate; on a conflict, undo and return it."""
+        size = len(self.edges)
+        self.edges.update((e, info) for e, info in pending.items() if e not in self.edges)
+        trail.add(self.process, pending)
+        budget.tick()
+        base = extend_order(ix, self.order, pending.keys(), self.edges.keys())
+        got = conflict_of(ix, self.edges, self.order, pending.keys()) if base is None else saturate_view(
+            ix, self.edges, self.process, vs, budget, initial=base, from_read=True, trail=trail, resume=True)
+        if not isinstance(got, Conflict):
+            self.order = got.order
+            return None
+        for e in list(islice(reversed(self.edges), len(self.edges) - size)):
+            del self.edges[e]
+        return got
+
+
 def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges, vs: Mapping[int, int | None],
            edges: list[_Edge], all_operations: bool, budget: Budget, analyser: Analyser,
            rank: Mapping[int, int]) -> StarSolution | tuple[list[set[int]], Conflict]:
@@ -356,29 +382,26 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     good: list[View] = []
     dropped: set[int] = set()  # left out of the later views too: their conflicts are known
     for v in views:
-        vedges = dict(v.edges)
-        vorder = v.order
-        for chunk in accepted:
-            pending = {e: info for e, info in chunk.items() if info[1] not in dropped}
-            while pending:
-                size = len(vedges)
-                vedges.update((e, info) for e, info in pending.items() if e not in vedges)
-                trail.add(v.process, pending)
-                budget.tick()
-                base = extend_order(ix, vorder, pending.keys(), vedges.keys())
-                got = conflict_of(ix, vedges, vorder, pending.keys()) if base is None else saturate_view(
-                    ix, vedges, v.process, vs, budget, initial=base, from_read=True, trail=trail, resume=True)
-                if not isinstance(got, Conflict):
-                    vorder = got.order
-                    break
-                got_lits = analyser.literals(got, trail, v.process)
-                first = first or Conflict(got.reasons)
-                out.extend(got_lits)
-                dropped |= got_lits[0]
-                _drop(pending, got_lits[0])
-                for e in list(islice(reversed(vedges), len(vedges) - size)):
-                    del vedges[e]
-        good.append(View(v.process, vorder, vedges))
+        grow = _Growing(v)
+
+        def learn(c: Conflict, pending: Edges, process: int = v.process) -> None:
+            nonlocal first
+            lits = analyser.literals(c, trail, process)
+            first = first or Conflict(c.reasons)
+            out.extend(lits)
+            dropped.update(lits[0])
+            _drop(pending, lits[0])
+
+        # the whole orientation at once first: one closure when the view has no conflict
+        whole = {e: info for chunk in accepted for e, info in chunk.items() if info[1] not in dropped}
+        c = grow.attempt(ix, whole, vs, budget, trail)
+        if c is not None:
+            learn(c, whole)
+            for chunk in accepted:
+                pending = {e: info for e, info in chunk.items() if info[1] not in dropped}
+                while pending and (c := grow.attempt(ix, pending, vs, budget, trail)) is not None:
+                    learn(c, pending)
+        good.append(View(v.process, grow.order, grow.edges))
     if out:
         assert first is not None
         return out, first
