@@ -355,7 +355,8 @@ def batch_cycle(ix: Index, base: DOrder, new: list[tuple[int, int]]) -> Cycle | 
     paths of ``base``, so it is a cycle of the graph on ``new`` with an arc from
     ``(a, b)`` to ``(a', b')`` when ``b`` precedes or is ``a'`` in ``base`` (clock
     tests); each path is then found by a search among the operations that precede its
-    end.  ``None`` if there is none."""
+    end.  A large batch is halved (while its halves extend ``base`` incrementally; else
+    the cycle is searched in the whole relation).  ``None`` if there is none."""
     clock, proc_of, idx = base.clock, ix.proc_of, ix.idx
 
     def reaches(x: int, y: int) -> bool:
@@ -367,6 +368,8 @@ def batch_cycle(ix: Index, base: DOrder, new: list[tuple[int, int]]) -> Cycle | 
         if reaches(b, a):
             found = [i]
             break
+    if found is None and k > BATCH_SEARCH and (k // 2) * 8 > ix.n:
+        return find_cycle(ix, _generators(base, new))  # halving would re-close from scratch
     if found is None and k > BATCH_SEARCH:
         # halve the batch: the cycle is in base ∪ first half, or else in
         # (base ∪ first half) ∪ second half
