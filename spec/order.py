@@ -171,20 +171,20 @@ def _find_cycle(n: int, succ: Sequence[Sequence[int]], candidates: set[int]) -> 
     for start in sorted(candidates):
         if color[start]:
             continue
-        stack: list[tuple[int, int]] = [(start, 0)]
+        # each frame keeps its filtered successor list (built once per visit)
+        stack: list[tuple[int, list[int], int]] = [(start, [v for v in succ[start] if v in color], 0)]
         path: list[int] = [start]
         color[start] = 1
         while stack:
-            u, i = stack[-1]
-            nxt = [v for v in succ[u] if v in color]
+            u, nxt, i = stack[-1]
             if i < len(nxt):
-                stack[-1] = (u, i + 1)
+                stack[-1] = (u, nxt, i + 1)
                 v = nxt[i]
                 if color[v] == 1:
                     return path[path.index(v):]
                 if color[v] == 0:
                     color[v] = 1
-                    stack.append((v, 0))
+                    stack.append((v, [w for w in succ[v] if w in color], 0))
                     path.append(v)
             else:
                 color[u] = 2
