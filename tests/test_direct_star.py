@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from fisheye.checker.engines import check, direct_learn, direct_search, direct_star
 from fisheye.checker.engines.direct_order import Budget, Conflict
@@ -152,3 +153,45 @@ def test_agrees_with_z3_on_random_histories(case: tuple[History, ProximityGraph]
             direct_search._Solver._sc_first = forced
         z3 = check(h, model, g, engine="z3")
         assert direct.verdict is z3.verdict, (model, h.to_json(), g.edges)
+
+
+@pytest.mark.parametrize("model", STAR_MODELS)
+def test_a_view_resumed_from_the_star_order_has_the_closure_from_scratch(
+        model: str, star_only: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A view's order with the whole orientation is computed as the star order's
+    closure extended by the view's own edges: it must be the closure of the view's
+    edges and the orientation computed from scratch."""
+    from fisheye.checker.engines.direct_order import full_order
+
+    attempt = direct_star._Growing.attempt
+    compared = []
+
+    def checked(grow, ix, pending, vs, budget, trail, base=None):
+        if base is not None:
+            scratch = full_order(ix, [*grow.edges, *pending])
+            assert scratch is not None and scratch.clock == base.clock
+            compared.append(1)
+        return attempt(grow, ix, pending, vs, budget, trail, base)
+
+    monkeypatch.setattr(direct_star._Growing, "attempt", checked)
+    for seed in range(8):
+        h, g = _alg2(seed, n_ops=60)
+        assert check(h, model, g, engine="direct").verdict is Verdict.CONSISTENT
+    assert len(compared) >= 8
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_first_write_after_agrees_with_plain_bisection(data: st.DataObject) -> None:
+    """The from-read rule's search (``direct_cc._first_after``), which starts after the
+    last write preceding the read, finds the position a plain bisection finds."""
+    from bisect import bisect_left
+
+    from fisheye.checker.engines.direct_cc import _first_after
+
+    keys = sorted(data.draw(st.lists(st.integers(-1, 12), max_size=10)))
+    lst = list(range(len(keys)))
+    clock = [[key] for key in keys]
+    iw = data.draw(st.integers(-1, 13))
+    j = data.draw(st.integers(-1, len(lst) - 1))
+    assert _first_after(lst, j, 0, clock, 0, iw) == bisect_left(lst, iw, key=lambda i: clock[i][0])

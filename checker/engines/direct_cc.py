@@ -110,7 +110,7 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
                 if from_read and w is not None:
                     # the first write to x of k after w must follow r ("from-read")
                     base, pw, iw = ix.base[k], ix.proc_of[w], ix.idx[w]
-                    j = bisect_left(lst, iw, key=lambda i, b=base, pw=pw: clock[b + i][pw])
+                    j = _first_after(lst, j, base, clock, pw, iw)
                     if j < len(lst) and base + lst[j] == w:
                         j += 1
                     if j < len(lst):
@@ -127,6 +127,22 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
         if got is None:
             return conflict_of(ix, E, order, new.keys())
         order = got
+
+
+def _first_after(lst: list[int], j: int, base: int, clock: list[list[int]], pw: int, iw: int) -> int:
+    """The first position in ``lst`` (po indices of writes of one process, whose rows
+    ``clock[base + i][pw]`` do not decrease) whose write has ``clock[.][pw] >= iw``
+    (follows or is operation ``iw`` of process ``pw``).  ``j``: the last position of a
+    write that precedes the read; when that write does not follow ``iw`` (the usual
+    case) the answer is after it, and usually next to it, so the search starts there."""
+    if j >= 0 and clock[base + lst[j]][pw] >= iw:
+        lo = 0
+    else:
+        lo = j + 1
+        if lo >= len(lst) or clock[base + lst[lo]][pw] >= iw:
+            return lo
+        lo += 1
+    return bisect_left(lst, iw, lo=lo, key=lambda i: clock[base + i][pw])
 
 
 def build_view(ix: Index, view: View) -> tuple[int, ...]:

@@ -39,7 +39,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import islice
+from itertools import chain, islice
 
 from fisheye.spec.graph import ProximityGraph
 
@@ -327,14 +327,19 @@ class _Growing:
         self.edges = dict(view.edges)
         self.order = view.order
 
-    def attempt(self, ix: Index, pending: Edges, vs: Mapping[int, int | None], budget: Budget, trail: Trail
-                ) -> Conflict | None:
-        """Add ``pending`` and saturate; on a conflict, undo and return it."""
+    def attempt(self, ix: Index, pending: Edges, vs: Mapping[int, int | None], budget: Budget, trail: Trail,
+                base: DOrder | None = None) -> Conflict | None:
+        """Add ``pending`` and saturate; on a conflict, undo and return it.  ``base``,
+        when given, is ``closure(po ∪ self.edges ∪ pending)`` already computed (an
+        order the view was not saturated on: every read is visited again)."""
         size = len(self.edges)
         self.edges.update((e, info) for e, info in pending.items() if e not in self.edges)
         trail.add(self.process, pending)
         budget.tick()
-        base = extend_order(ix, self.order, pending.keys(), self.edges.keys())
+        if base is None:
+            base = extend_order(ix, self.order, pending.keys(), self.edges.keys())
+        else:
+            base = DOrder(base.clock, base.succ, None)
         got = conflict_of(ix, self.edges, self.order, pending.keys()) if base is None else saturate_view(
             ix, self.edges, self.process, vs, budget, initial=base, from_read=True, trail=trail, resume=True)
         if not isinstance(got, Conflict):
@@ -381,6 +386,10 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
             _drop(pending, got_lits[0])
     good: list[View] = []
     dropped: set[int] = set()  # left out of the later views too: their conflicts are known
+    # closure(E ∪ the orientation less the dropped literals ``based_on``): every view's
+    # order with the whole orientation extends it by the view's own root edges
+    common: DOrder | None = star
+    based_on: set[int] = set()
     for v in views:
         grow = _Growing(v)
 
@@ -392,9 +401,16 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
             dropped.update(lits[0])
             _drop(pending, lits[0])
 
-        # the whole orientation at once first: one closure when the view has no conflict
+        # the whole orientation at once first: one closure when the view has no conflict,
+        # and that closure extends the star order's (the view's own root edges are few)
         whole = {e: info for chunk in accepted for e, info in chunk.items() if info[1] not in dropped}
-        c = grow.attempt(ix, whole, vs, budget, trail)
+        if dropped != based_on:
+            budget.tick()
+            based_on = set(dropped)
+            common = full_order(ix, chain(E.keys(), whole.keys()))
+        base = None if common is None else extend_order(
+            ix, common, [e for e in v.edges if e not in E], chain(v.edges.keys(), whole.keys()))
+        c = grow.attempt(ix, whole, vs, budget, trail, base)
         if c is not None:
             learn(c, whole)
             for chunk in accepted:
