@@ -94,12 +94,12 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
             if w is not None and ix.idx[w] > c[ix.proc_of[w]]:
                 new[(w, r)] = ("view", name)  # vs(r) != rf(r): r returns w's value in S_i
                 continue
-            for k in range(ix.P):
-                lst = ix.xw.get((k, x))
-                if not lst:
-                    continue
+            fr = from_read and w is not None
+            if fr:
+                pw, iw = ix.proc_of[w], ix.idx[w]
+            for k, base, lst in ix.writers.get(x, ()):
                 j = bisect_right(lst, c[k]) - 1
-                wp = ix.base[k] + lst[j] if j >= 0 else w
+                wp = base + lst[j] if j >= 0 else w
                 if wp != w:
                     if w is None:
                         return Conflict(path_reasons(ix, E, wp, r) + (Reason(
@@ -107,9 +107,8 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
                             f"precedes it, so {name} cannot be legal", "legality", (wp, r)),), E)
                     if ix.idx[wp] > clock[w][k]:  # not yet wp < w
                         new[(wp, w)] = ("forced", name, r)
-                if from_read and w is not None:
+                if fr:
                     # the first write to x of k after w must follow r ("from-read")
-                    base, pw, iw = ix.base[k], ix.proc_of[w], ix.idx[w]
                     j = _first_after(lst, j, base, clock, pw, iw)
                     if j < len(lst) and base + lst[j] == w:
                         j += 1

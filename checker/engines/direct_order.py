@@ -160,6 +160,11 @@ class Index:
             else:
                 self.reads_of[k].append(op.uid)
         self.reads = [op.uid for op in ops if op.is_read]
+        # per register: (process index, uid of its first operation, po indices of its
+        # writes to the register) for every process that writes it, in process order
+        self.writers: dict[str, list[tuple[int, int, list[int]]]] = {}
+        for (k, reg), lst in sorted(self.xw.items(), key=lambda kv: kv[0][0]):
+            self.writers.setdefault(reg, []).append((k, self.base[k], lst))
         # candidate sources (as fisheye.spec.causal.candidate_sources, in linear time):
         # same register and value, not after the read in its own process; None when the
         # value is the register's initial value
