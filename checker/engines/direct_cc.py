@@ -77,15 +77,22 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
     name = f"S_{ix.procs[proc]}"
     all_reads = [r for r in ix.reads_of[proc] if r in vs]
     reads = all_reads
+    moved: set[int] = set()
+    writers_moved: dict[str, set[int]] | None = None  # None: every rule is evaluated
     while True:
         clock = order.clock
         if resume:
             if order.changed is None:
-                reads = all_reads
+                reads, writers_moved = all_reads, None
             else:
-                regs = {ix.reg[u] for u in order.changed if ix.is_write[u]}
+                # the rules of read r and writer k read the rows of r, of vs(r) and of
+                # k's writes to r's register: only those whose rows changed are evaluated
+                writers_moved = {}
+                for u in order.changed:
+                    if ix.is_write[u]:
+                        writers_moved.setdefault(ix.reg[u], set()).add(ix.proc_of[u])
                 moved = set(order.changed)
-                reads = [r for r in all_reads if r in moved or ix.reg[r] in regs]
+                reads = [r for r in all_reads if r in moved or ix.reg[r] in writers_moved]
         new: Edges = {}
         for r in reads:
             w = vs[r]
@@ -97,7 +104,10 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
             fr = from_read and w is not None
             if fr:
                 pw, iw = ix.proc_of[w], ix.idx[w]
+            only = None if writers_moved is None or r in moved or w in moved else writers_moved.get(x)
             for k, base, lst in ix.writers.get(x, ()):
+                if only is not None and k not in only:
+                    continue
                 j = bisect_right(lst, c[k]) - 1
                 wp = base + lst[j] if j >= 0 else w
                 if wp != w:
