@@ -225,3 +225,32 @@ def test_a_resumed_view_saturation_equals_the_saturation_from_scratch(
         h, g = _alg2(seed, n_ops=60)
         assert check(h, model, g, engine="direct").verdict is Verdict.CONSISTENT
     assert len(compared) >= 20 and any(compared) and not all(compared)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_leaving_out_the_redundant_pairs_keeps_the_closure(data: st.DataObject) -> None:
+    """``direct_order.redundant``: the closure of the pairs kept is the closure of all."""
+    from fisheye.checker.engines.direct_order import Index, full_order, redundant
+
+    procs = data.draw(st.integers(1, 4))
+    programs = {f"p{k}": [("w", "x", 10 * k + i) for i in range(data.draw(st.integers(1, 5)))]
+                for k in range(procs)}
+    h = History.build(programs, processes=list(programs))
+    ix = Index(h)
+    position = data.draw(st.permutations(range(ix.n)))
+    # a linear extension of the process order: sort each process's operations by position
+    slots: dict[int, list[int]] = {}
+    for u in range(ix.n):
+        slots.setdefault(ix.proc_of[u], []).append(position[u])
+    rank = [0] * ix.n
+    for k, ps in slots.items():
+        for i, p in enumerate(sorted(ps)):
+            rank[ix.base[k] + i] = p
+    pairs = data.draw(st.lists(st.tuples(st.integers(0, ix.n - 1), st.integers(0, ix.n - 1)), max_size=30))
+    edges = [(a, b) for a, b in pairs if rank[a] < rank[b]]
+    whole = full_order(ix, edges)
+    assert whole is not None
+    skip = redundant(ix, edges, whole)
+    kept = full_order(ix, [e for e in edges if e not in skip])
+    assert kept is not None and kept.clock == whole.clock

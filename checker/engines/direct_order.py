@@ -338,6 +338,24 @@ def extend_order(ix: Index, base: DOrder, new: Iterable[tuple[int, int]], all_ed
     return DOrder(clock, succ, changed)
 
 
+def redundant(ix: Index, edges: Iterable[tuple[int, int]], order: DOrder) -> set[tuple[int, int]]:
+    """Pairs of ``edges`` that ``closure(po ∪ edges)`` (``order``) implies through a
+    neighbour in process order: ``a``'s successor precedes or is ``b``, or ``a``
+    precedes or is ``b``'s predecessor.  Leaving them all out keeps the closure: the path
+    that implies such a pair runs strictly inside the interval from ``a`` to ``b``
+    (without ``a``, or without ``b``), so any left-out pair on it has a smaller
+    interval, and induction on the interval's size ends at pairs kept.  The closures of
+    the star search re-read their generating pairs, so fewer pairs make them cheaper."""
+    n, po_next, proc_of, idx, clock = ix.n, ix.po_next, ix.proc_of, ix.idx, order.clock
+    out = set()
+    for a, b in edges:
+        if a + 1 < n and po_next[a] and (a + 1 == b or idx[a + 1] <= clock[b][proc_of[a]]):
+            out.add((a, b))
+        elif b > 0 and po_next[b - 1] and (b - 1 == a or idx[a] <= clock[b - 1][proc_of[a]]):
+            out.add((a, b))
+    return out
+
+
 def conflict_of(ix: Index, edges: Mapping[tuple[int, int], Info], base: DOrder | None = None,
                 new: Iterable[tuple[int, int]] = ()) -> Conflict:
     """The certificate of a cyclic ``po ∪ edges``: the cycle, each edge with its reason.

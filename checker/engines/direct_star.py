@@ -58,6 +58,7 @@ from .direct_order import (
     extend_order,
     fair_topo,
     full_order,
+    redundant,
 )
 
 
@@ -262,6 +263,8 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     from pysat.solvers import Solver
 
     rank = {u: i for i, u in enumerate(fair_topo(ix, _guess(ix, order, E, views)))}
+    # the root's pairs its closures imply anyway, per graph: left out of every closure
+    skips = {STAR: redundant(ix, E, order), **{v.process: redundant(ix, v.edges, v.order) for v in views}}
     analyser = Analyser(ix, E, [v.edges for v in views], m.pairs, m.chains, order)
     first: Conflict | None = None
     learned = 0
@@ -272,7 +275,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
             if len(model) < m.count:  # variables in no clause
                 model = model + list(range(len(model) + 1, m.count + 1))
             got = _check(ix, E, order, views, _orientation(m, model), vs, edges, all_operations, budget,
-                         analyser, rank)
+                         analyser, rank, skips)
             if isinstance(got, StarSolution):
                 return got
             clauses, conflict = got
@@ -322,10 +325,14 @@ def _no_gc() -> Iterator[None]:
 class _Growing:
     """A view during a check: its edges, grown in place, and its order."""
 
-    def __init__(self, view: View):
+    def __init__(self, view: View, skip: set[tuple[int, int]]):
         self.process = view.process
         self.edges = dict(view.edges)
         self.order = view.order
+        self.skip = skip  # pairs of the view's root that its closure implies (:func:`redundant`)
+
+    def generators(self) -> Iterator[tuple[int, int]]:
+        return (e for e in self.edges if e not in self.skip)
 
     def attempt(self, ix: Index, pending: Edges, vs: Mapping[int, int | None], budget: Budget, trail: Trail,
                 base: DOrder | None = None) -> Conflict | None:
@@ -337,7 +344,7 @@ class _Growing:
         trail.add(self.process, pending)
         budget.tick()
         if base is None:
-            base = extend_order(ix, self.order, pending.keys(), self.edges.keys())
+            base = extend_order(ix, self.order, pending.keys(), self.generators())
         else:
             base = DOrder(base.clock, base.succ, None)
         got = conflict_of(ix, self.edges, self.order, pending.keys()) if base is None else saturate_view(
@@ -352,7 +359,8 @@ class _Growing:
 
 def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges, vs: Mapping[int, int | None],
            edges: list[_Edge], all_operations: bool, budget: Budget, analyser: Analyser,
-           rank: Mapping[int, int]) -> StarSolution | tuple[list[set[int]], Conflict]:
+           rank: Mapping[int, int], skips: Mapping[int, set[tuple[int, int]]]
+           ) -> StarSolution | tuple[list[set[int]], Conflict]:
     """The saturated root with a full orientation ``chosen``: a solution, or the sets of
     literals of the conflicts found, and one of them as a certificate.
 
@@ -374,7 +382,7 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
             grown = {**star_edges, **pending}
             trail.add(STAR, pending)
             budget.tick()
-            got = extend_order(ix, star, pending.keys(), grown.keys())
+            got = extend_order(ix, star, pending.keys(), (e for e in grown if e not in skips[STAR]))
             if got is not None:
                 star, star_edges = got, grown
                 accepted.append(pending)
@@ -391,7 +399,7 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     common: DOrder | None = star
     based_on: set[int] = set()
     for v in views:
-        grow = _Growing(v)
+        grow = _Growing(v, skips[v.process])
 
         def learn(c: Conflict, pending: Edges, process: int = v.process) -> None:
             nonlocal first
@@ -407,9 +415,9 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
         if dropped != based_on:
             budget.tick()
             based_on = set(dropped)
-            common = full_order(ix, chain(E.keys(), whole.keys()))
+            common = full_order(ix, chain((e for e in E if e not in skips[STAR]), whole.keys()))
         base = None if common is None else extend_order(
-            ix, common, [e for e in v.edges if e not in E], chain(v.edges.keys(), whole.keys()))
+            ix, common, [e for e in v.edges if e not in E], chain(grow.generators(), whole.keys()))
         c = grow.attempt(ix, whole, vs, budget, trail, base)
         if c is not None:
             learn(c, whole)
