@@ -10,7 +10,6 @@ process ``k`` that precedes or equals ``b``).
 from __future__ import annotations
 
 import time
-from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -189,14 +188,6 @@ class Index:
     def precedes(self, order: DOrder, a: int, b: int) -> bool:
         """``a`` strictly before ``b`` in ``order`` (clock test)."""
         return a != b and self.idx[a] <= order.clock[b][self.proc_of[a]]
-
-    def last_write_before(self, order: DOrder, b: int, k: int, reg: str) -> int | None:
-        """The last write of process ``k`` to ``reg`` that precedes or equals ``b``."""
-        lst = self.xw.get((k, reg))
-        if not lst:
-            return None
-        j = bisect_right(lst, order.clock[b][k]) - 1
-        return None if j < 0 else self.base[k] + lst[j]
 
 
 class DOrder:
