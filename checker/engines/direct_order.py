@@ -15,11 +15,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
+import numpy as np
+
 from fisheye.spec.history import History, value_key
 from fisheye.spec.order import Cycle
-from fisheye.spec.order import find_cycle as spec_find_cycle
 
 from ..result import Reason
+from .closure_kernel import closure
 
 Info = tuple
 """Why an ordering holds, rendered into a :class:`Reason` only for certificates:
@@ -160,6 +162,10 @@ class Index:
             else:
                 self.reads_of[k].append(op.uid)
         self.reads = [op.uid for op in ops if op.is_read]
+        # the same, as arrays for the compiled closure (:mod:`.closure_kernel`)
+        self.proc_array = np.array(self.proc_of, np.int64)
+        self.idx_array = np.array(self.idx, np.int64)
+        self.po_next_array = np.array([*self.po_next, False], np.bool_)
         # per register: (process index, uid of its first operation, po indices of its
         # writes to the register) for every process that writes it, in process order
         self.writers: dict[str, list[tuple[int, int, list[int]]]] = {}
@@ -193,69 +199,53 @@ class Index:
 
 class DOrder:
     """``closure(po ∪ edges)`` as vector clocks (``clock[b][k]``: the last index of
-    process ``k`` that precedes or equals ``b``) plus the non-po successor lists.  An
-    extension shares the unchanged rows with its base (a changed row is a new list);
-    ``changed`` lists the operations whose rows differ from the base's (``None``: an
-    order computed from scratch)."""
+    process ``k`` that precedes or equals ``b``) plus the non-po successor lists
+    (``succ``, built when first read from the generating pairs of a closure computed
+    from scratch).  An extension shares the unchanged rows with its base (a changed row
+    is a new list); ``changed`` lists the operations whose rows differ from the base's
+    (``None``: an order computed from scratch)."""
 
-    __slots__ = ("clock", "succ", "changed")
+    __slots__ = ("clock", "_succ", "_pairs", "changed")
 
-    def __init__(self, clock: list[list[int]], succ: dict[int, list[int]], changed: list[int] | None = None):
+    def __init__(self, clock: list[list[int]], succ: dict[int, list[int]] | None,
+                 changed: list[int] | None = None, pairs: np.ndarray | None = None):
         self.clock = clock
-        self.succ = succ
+        self._succ = succ
+        self._pairs = pairs  # flat generating pairs a0, b0, a1, b1, ... when succ is None
         self.changed = changed
+
+    @property
+    def succ(self) -> dict[int, list[int]]:
+        if self._succ is None:
+            succ: dict[int, list[int]] = {}
+            flat = self._pairs.tolist() if self._pairs is not None else []
+            for a, b in zip(flat[::2], flat[1::2], strict=True):
+                succ.setdefault(a, []).append(b)
+            self._succ = succ
+            self._pairs = None
+        return self._succ
+
+    def rebased(self) -> DOrder:
+        """The same order, seen as computed from scratch (``changed`` is None)."""
+        return DOrder(self.clock, self._succ, None, self._pairs)
 
     def rank(self) -> list[int]:
         """A topological rank: ``a < b`` implies ``rank[a] < rank[b]``."""
         return [sum(c) for c in self.clock]
 
 
+def _flat(edges: Iterable[tuple[int, int]]) -> np.ndarray:
+    return np.fromiter(chain.from_iterable(edges), np.int64)
+
+
 def full_order(ix: Index, edges: Iterable[tuple[int, int]]) -> DOrder | None:
-    """``closure(po ∪ edges)``, or None when it has a cycle (Kahn's algorithm; the
-    clock of an operation is the element-wise maximum of its predecessors' clocks,
-    taken once, when it is placed)."""
-    n, P, proc_of, idx, po_next = ix.n, ix.P, ix.proc_of, ix.idx, ix.po_next
-    succ: dict[int, list[int]] = {}
-    pred: dict[int, list[int]] = {}
-    indeg = [0] * n
-    for a, b in edges:
-        succ.setdefault(a, []).append(b)
-        pred.setdefault(b, []).append(a)
-        indeg[b] += 1
-    for u in range(n - 1):
-        if po_next[u]:
-            indeg[u + 1] += 1
-    clock: list[list[int] | None] = [None] * n
-    ready = [u for u in range(n) if indeg[u] == 0]
-    done = 0
-    empty = [-1] * P
-    while ready:
-        u = ready.pop()
-        done += 1
-        ps = pred.get(u)
-        prev = clock[u - 1] if u and po_next[u - 1] else None
-        if ps:
-            rows = [clock[p] for p in ps]
-            if prev is not None:
-                rows.append(prev)
-            c = list(map(max, *rows)) if len(rows) > 1 else rows[0].copy()  # type: ignore[union-attr]
-        elif prev is not None:
-            c = prev.copy()
-        else:
-            c = empty.copy()
-        c[proc_of[u]] = idx[u]
-        clock[u] = c
-        for v in succ.get(u, ()):
-            indeg[v] -= 1
-            if indeg[v] == 0:
-                ready.append(v)
-        if u + 1 < n and po_next[u]:
-            indeg[u + 1] -= 1
-            if indeg[u + 1] == 0:
-                ready.append(u + 1)
-    if done < n:
+    """``closure(po ∪ edges)``, or None when it has a cycle (compiled Kahn's algorithm,
+    :func:`.closure_kernel.closure`)."""
+    flat = _flat(edges)
+    clock, cycle = closure(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, flat)
+    if len(cycle):
         return None
-    return DOrder(clock, succ)  # type: ignore[arg-type]
+    return DOrder(clock.tolist(), None, None, flat)
 
 
 def extend_order(ix: Index, base: DOrder, new: Iterable[tuple[int, int]], all_edges: Iterable[tuple[int, int]]
@@ -282,7 +272,7 @@ def extend_order(ix: Index, base: DOrder, new: Iterable[tuple[int, int]], all_ed
         if idx[a] > base_clock[b][proc_of[a]]:  # not yet ordered
             todo.append((a, b))
     if not todo:
-        return DOrder(base.clock, base.succ, [])
+        return DOrder(base.clock, base._succ, [], base._pairs)
     succ = dict(base.succ)
     grown: set[int] = set()
     for a, b in todo:
@@ -465,11 +455,11 @@ def _base_path(ix: Index, base: DOrder, u: int, v: int) -> list[int]:
 
 def find_cycle(ix: Index, edges: Iterable[tuple[int, int]]) -> Cycle:
     """A cycle of ``po ∪ edges``, known to be cyclic: the one
-    :func:`fisheye.spec.order.find_cycle` reports (linear time)."""
-    cycle = spec_find_cycle(ix.h, edges)
-    if cycle is None:
+    :func:`fisheye.spec.order.find_cycle` reports (compiled, linear time)."""
+    _, cycle = closure(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, _flat(edges))
+    if not len(cycle):
         raise AssertionError("find_cycle on an acyclic relation")
-    return cycle
+    return Cycle(tuple(cycle.tolist()))
 
 
 def render(ix: Index, a: int, b: int, info: Info) -> Reason:

@@ -346,7 +346,7 @@ class _Growing:
         if base is None:
             base = extend_order(ix, self.order, pending.keys(), self.generators())
         else:
-            base = DOrder(base.clock, base.succ, None)
+            base = base.rebased()
         got = conflict_of(ix, self.edges, self.order, pending.keys()) if base is None else saturate_view(
             ix, self.edges, self.process, vs, budget, initial=base, from_read=True, trail=trail, resume=True)
         if not isinstance(got, Conflict):
