@@ -11,7 +11,10 @@ Suites (``--suite``):
   20 registers, distinct values: causal memory runs for cc, random serialisations for
   sc, fisheye and fisheye-2014 (random graph, density 0.3);
 * ``alg2``: random runs of Algorithm 2 (``fisheye.impl``), 8 processes, 1,000
-  operations, fisheye and sc (``--alg2-cache DIR`` reuses generated runs);
+  operations (``--ops``); seeds 0, 1, ... are checked under sc first and those whose run
+  is sc are passed over, until ``--repeat`` runs that are not sc are found; fisheye and
+  fisheye-2014 on those (``--alg2-cache DIR`` reuses generated runs); target: median
+  under 1 s (1,000 operations), under 10 s (10,000);
 * ``jepsen``: the whole command ``fisheye check FILE --model M --graph complete`` (process
   start, loading, the check, the witness's validation), wall time, CPU time and peak RSS of
   the child, on histories shaped like a Jepsen register test of a replicated store
@@ -31,8 +34,7 @@ Usage: ``.venv/bin/python bench/bench_check.py --suite size --repeat 3 --max-ops
 ``--suite alg2 --ops 1000 --repeat 5 --models fisheye,fisheye-2014``;
 ``--suite jepsen --repeat 3``.
 Prints one JSON line per measurement, a summary table of medians, and each target of
-the suite judged on the run (``target: ... met`` / ``NOT met``).  ``alg2`` runs sc too,
-to tell which seeds are not sc.
+the suite judged on the run (``target: ... met`` / ``NOT met``).
 """
 
 from __future__ import annotations
@@ -186,20 +188,16 @@ def targets(suite: str, rows: list[dict[str, Any]], n_ops: int) -> list[str]:
         limit = 1.0 if n_ops <= 1000 else 10.0
         not_sc = {r["seed"] for r in good if r["model"] == "sc" and r["verdict"] == "violation"}
         for model in ("fisheye", "fisheye-2014"):
-            rs = [r for r in good if r["model"] == model]
+            rs = [r for r in good if r["model"] == model and r["seed"] in not_sc]
             if not rs:
                 continue
             cpu = [r["engine_cpu_s"] if r["verdict"] != "unknown" else float("inf") for r in rs]
             wall = [r["engine_s"] if r["verdict"] != "unknown" else float("inf") for r in rs]
             med = statistics.median(cpu)
-            out.append(f"target: {model}, Algorithm 2, {n_ops} operations, median of {len(rs)} seeds under "
-                       f"{limit:g} s: median CPU {med:.2f} s, wall {statistics.median(wall):.2f} s "
-                       f"(unknown counts as infinite): {ok(med < limit)}")
-            hard = [r for r in rs if r["seed"] in not_sc]
-            if hard:
-                worst = max(r["engine_cpu_s"] if r["verdict"] != "unknown" else float("inf") for r in hard)
-                out.append(f"target: {model} on the seeds that are not sc ({sorted(not_sc)}), each under "
-                           f"{limit:g} s: slowest CPU {worst:.2f} s: {ok(worst < limit)}")
+            out.append(f"target: {model}, Algorithm 2 runs that are not sc, {n_ops} operations, median of "
+                       f"{len(rs)} seeds ({sorted(not_sc)}) under {limit:g} s: median CPU {med:.2f} s, wall "
+                       f"{statistics.median(wall):.2f} s, slowest CPU {max(cpu):.2f} s (unknown counts as "
+                       f"infinite): {ok(med < limit)}")
     elif suite == "jepsen":
         for shape in dict.fromkeys(r["kind"] for r in good):
             rs = [r for r in good if r["kind"] == shape]
@@ -257,11 +255,21 @@ def main() -> int:
                     print(json.dumps(r), flush=True)
                     rows.append(r)
     elif args.suite == "alg2":
-        for seed in range(args.repeat):
-            for model in models:
-                r = run_sub("alg2", model, args.ops, seed, "direct", args.alg2_cache, args.timeout)
-                print(json.dumps(r), flush=True)
-                rows.append(r)
+        # the targets are about runs that are not sc: seeds whose run sc accepts (or
+        # cannot decide) are reported and passed over, until --repeat seeds are found
+        found, seed = 0, 0
+        while found < args.repeat and seed < 20 * args.repeat:
+            sc = run_sub("alg2", "sc", args.ops, seed, "direct", args.alg2_cache, args.timeout)
+            print(json.dumps(sc), flush=True)
+            rows.append(sc)
+            if sc.get("verdict") == "violation":
+                found += 1
+                for model in models:
+                    if model != "sc":
+                        r = run_sub("alg2", model, args.ops, seed, "direct", args.alg2_cache, args.timeout)
+                        print(json.dumps(r), flush=True)
+                        rows.append(r)
+            seed += 1
     elif args.suite == "jepsen":
         import tempfile
 
