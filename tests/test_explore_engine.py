@@ -112,13 +112,20 @@ def test_resuming_another_exploration_is_refused(tmp_path):
     assert "Traceback" not in out.stderr
 
 
+def _interruptible() -> None:
+    """In the child: Ctrl-C back to its default.  A child inherits an ignored SIGINT
+    (pytest-xdist's workers ignore it), and Python then never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_gives_the_partial_report_marked_incomplete(tmp_path):
     # fig6 on the paper graph (millions of states): it cannot end on its own between the
     # checkpoint seen and the signal, however loaded the machine
     d = str(tmp_path / "ck")
     proc = subprocess.Popen(_cli("fig6", "--graph", "paper", "--json", "--quiet", "--checkpoint", d,
                                  "--checkpoint-every", "0"),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_interruptible)
     _wait_for_checkpoint(proc, d, 6)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
