@@ -267,7 +267,7 @@ def test_extending_a_closure_equals_recomputing_it(rng: random.Random) -> None:
             batch = [(rng.randrange(n), rng.randrange(n)) for _ in range(rng.randint(1, 4))]
             batch = [(a, b) for a, b in batch if a != b]
             edges += batch
-            grown = extend_order(ix, order, batch, edges)
+            grown = extend_order(ix, order, batch)
             fresh = full_order(ix, edges)
             assert (grown is None) == (fresh is None), (h.to_json(), edges)
             if fresh is None:

@@ -122,3 +122,76 @@ def _cycle(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.ndarray, inde
                 color[u] = 2
                 depth -= 1
     return np.empty(0, np.int64)
+
+
+VIEW, FORCED, FROM_READ, LEGALITY = 0, 1, 2, 3
+"""Kinds of the orderings :func:`view_rules` derives."""
+
+
+@njit(cache=True)
+def view_rules(clock: np.ndarray, proc: int, reads: np.ndarray, sources: np.ndarray, reg: np.ndarray,
+               proc_of: np.ndarray, idx: np.ndarray, wr_start: np.ndarray, wr_proc: np.ndarray,
+               wr_base: np.ndarray, wl_start: np.ndarray, wl: np.ndarray, from_read: bool
+               ) -> tuple[np.ndarray, int]:
+    """One pass of the saturation rules of the view of process ``proc`` (the module
+    docstring of :mod:`.direct_cc`) on the closure ``clock``: rows ``(kind, a, b, r, w)``
+    of the orderings ``a -> b`` it forces that ``clock`` lacks, and how many.  ``reads``
+    and ``sources``: the view's reads and their view sources (-1: the initial value);
+    the writers of register ``x`` are the entries ``wr_start[x]:wr_start[x + 1]``, each a
+    process ``wr_proc[e]`` whose writes to ``x`` have the process-order indices
+    ``wl[wl_start[e]:wl_start[e + 1]]`` (uids from ``wr_base[e]``).  A read of the initial
+    value that a write precedes stops the pass with a single row of kind LEGALITY."""
+    width = 0
+    for x in range(wr_start.shape[0] - 1):
+        width = max(width, wr_start[x + 1] - wr_start[x])
+    out = np.empty((reads.shape[0] * (1 + 2 * width) + 1, 5), np.int64)
+    m = 0
+    for t in range(reads.shape[0]):
+        r = reads[t]
+        w = sources[t]
+        x = reg[r]
+        if w >= 0 and idx[w] > clock[r, proc_of[w]]:
+            out[m, 0], out[m, 1], out[m, 2], out[m, 3], out[m, 4] = VIEW, w, r, r, w
+            m += 1
+            continue
+        fr = from_read and w >= 0
+        pw = proc_of[w] if w >= 0 else 0
+        iw = idx[w] if w >= 0 else 0
+        for e in range(wr_start[x], wr_start[x + 1]):
+            k, base, lo, hi = wr_proc[e], wr_base[e], wl_start[e], wl_start[e + 1]
+            ck = clock[r, k]
+            # j: the last write of k to x that precedes r (lo - 1: none)
+            a, b = lo, hi
+            while a < b:
+                mid = (a + b) // 2
+                if wl[mid] <= ck:
+                    a = mid + 1
+                else:
+                    b = mid
+            j = a - 1
+            wp = base + wl[j] if j >= lo else w
+            if wp != w:
+                if w < 0:
+                    out[0, 0], out[0, 1], out[0, 2], out[0, 3], out[0, 4] = LEGALITY, wp, r, r, -1
+                    return out, 1
+                if idx[wp] > clock[w, k]:
+                    out[m, 0], out[m, 1], out[m, 2], out[m, 3], out[m, 4] = FORCED, wp, w, r, w
+                    m += 1
+            if fr:
+                # the first write of k to x that follows or is w (rows clock[.][pw] do
+                # not decrease along the process order), then past w itself
+                a, b = lo, hi
+                while a < b:
+                    mid = (a + b) // 2
+                    if clock[base + wl[mid], pw] >= iw:
+                        b = mid
+                    else:
+                        a = mid + 1
+                if a < hi and base + wl[a] == w:
+                    a += 1
+                if a < hi:
+                    wn = base + wl[a]
+                    if idx[r] > clock[wn, proc]:
+                        out[m, 0], out[m, 1], out[m, 2], out[m, 3], out[m, 4] = FROM_READ, r, wn, r, w
+                        m += 1
+    return out, m

@@ -26,11 +26,14 @@ read-from map, cc is decided by one saturation per process: polynomial.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..result import Reason
+from .closure_kernel import FORCED, LEGALITY, VIEW, view_rules
 from .direct_order import (
     Budget,
     Conflict,
@@ -62,12 +65,10 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
     ``from_read`` adds the (sound, not needed for completeness) rule: a write ``w'`` to
     the register after ``vs(r)`` must follow ``r``; the star search uses it to force
     more pairs.  ``trail`` records the batches of forced orderings (conflict analysis).
-
-    ``resume``: ``initial`` extends (:func:`.direct_order.extend_order`) an order on
-    which the view was saturated, and ``edges`` is the caller's own dict, grown in place
-    (the caller undoes the growth on a conflict).  Every rule reads the row of a read
-    of the view and the rows of the writes to its register, so only the reads whose row
-    or whose register's writes' rows changed are visited again."""
+    ``resume``: ``edges`` is the caller's own dict, grown in place (the caller undoes
+    the growth on a conflict).  Each pass of the rules is compiled
+    (:func:`.closure_kernel.view_rules`); the orderings it derives are added as one
+    batch and the order closed again, until a pass derives nothing."""
     E: Edges = edges if resume else dict(edges)
     if initial is None:
         initial = _closed_or_conflict(ix, E, budget)
@@ -75,83 +76,33 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
             return initial
     order = initial
     name = f"S_{ix.procs[proc]}"
-    all_reads = [r for r in ix.reads_of[proc] if r in vs]
-    reads = all_reads
-    moved: set[int] = set()
-    writers_moved: dict[str, set[int]] | None = None  # None: every rule is evaluated
+    mine = [r for r in ix.reads_of[proc] if r in vs]
+    reads = np.array(mine, np.int64)
+    sources = np.array([-1 if vs[r] is None else vs[r] for r in mine], np.int64)
     while True:
-        clock = order.clock
-        if resume:
-            if order.changed is None:
-                reads, writers_moved = all_reads, None
-            else:
-                # the rules of read r and writer k read the rows of r, of vs(r) and of
-                # k's writes to r's register: only those whose rows changed are evaluated
-                writers_moved = {}
-                for u in order.changed:
-                    if ix.is_write[u]:
-                        writers_moved.setdefault(ix.reg[u], set()).add(ix.proc_of[u])
-                moved = set(order.changed)
-                reads = [r for r in all_reads if r in moved or ix.reg[r] in writers_moved]
-        new: Edges = {}
-        for r in reads:
-            w = vs[r]
-            x = ix.reg[r]
-            c = clock[r]
-            if w is not None and ix.idx[w] > c[ix.proc_of[w]]:
-                new[(w, r)] = ("view", name)  # vs(r) != rf(r): r returns w's value in S_i
-                continue
-            fr = from_read and w is not None
-            if fr:
-                pw, iw = ix.proc_of[w], ix.idx[w]
-            only = None if writers_moved is None or r in moved or w in moved else writers_moved.get(x)
-            for k, base, lst in ix.writers.get(x, ()):
-                if only is not None and k not in only:
-                    continue
-                j = bisect_right(lst, c[k]) - 1
-                wp = base + lst[j] if j >= 0 else w
-                if wp != w:
-                    if w is None:
-                        return Conflict(path_reasons(ix, E, wp, r) + (Reason(
-                            f"{ix.label(r)} returns the initial value of {x}, but {ix.label(wp)} "
-                            f"precedes it, so {name} cannot be legal", "legality", (wp, r)),), E)
-                    if ix.idx[wp] > clock[w][k]:  # not yet wp < w
-                        new[(wp, w)] = ("forced", name, r)
-                if fr:
-                    # the first write to x of k after w must follow r ("from-read")
-                    j = _first_after(lst, j, base, clock, pw, iw)
-                    if j < len(lst) and base + lst[j] == w:
-                        j += 1
-                    if j < len(lst):
-                        wn = base + lst[j]
-                        if ix.idx[r] > clock[wn][proc]:
-                            new[(r, wn)] = ("fr", name, r, w)
-        if not new:
+        rows, m = view_rules(order.array, proc, reads, sources, ix.reg_array, ix.proc_array, ix.idx_array,
+                             *ix.writer_arrays, from_read)
+        if not m:
             return View(proc, order, E)
+        found = rows[:m]
+        if found[0, 0] == LEGALITY:
+            wp, r = int(found[0, 1]), int(found[0, 2])
+            x = ix.reg[r]
+            return Conflict(path_reasons(ix, E, wp, r) + (Reason(
+                f"{ix.label(r)} returns the initial value of {x}, but {ix.label(wp)} "
+                f"precedes it, so {name} cannot be legal", "legality", (wp, r)),), E)
+        new: Edges = {}
+        for kind, a, b, r, w in found.tolist():
+            new[(a, b)] = (("view", name) if kind == VIEW else ("forced", name, r) if kind == FORCED
+                           else ("fr", name, r, w))
         E.update(new)
         if trail is not None:
             trail.add(proc, new)
         budget.tick()
-        got = extend_order(ix, order, new.keys(), E.keys())
+        got = extend_order(ix, order, found[:, 1:3].ravel())
         if got is None:
             return conflict_of(ix, E, order, new.keys())
         order = got
-
-
-def _first_after(lst: list[int], j: int, base: int, clock: list[list[int]], pw: int, iw: int) -> int:
-    """The first position in ``lst`` (po indices of writes of one process, whose rows
-    ``clock[base + i][pw]`` do not decrease) whose write has ``clock[.][pw] >= iw``
-    (follows or is operation ``iw`` of process ``pw``).  ``j``: the last position of a
-    write that precedes the read; when that write does not follow ``iw`` (the usual
-    case) the answer is after it, and usually next to it, so the search starts there."""
-    if j >= 0 and clock[base + lst[j]][pw] >= iw:
-        lo = 0
-    else:
-        lo = j + 1
-        if lo >= len(lst) or clock[base + lst[lo]][pw] >= iw:
-            return lo
-        lo += 1
-    return bisect_left(lst, iw, lo=lo, key=lambda i: clock[base + i][pw])
 
 
 def build_view(ix: Index, view: View) -> tuple[int, ...]:
@@ -206,7 +157,7 @@ def update_views(ix: Index, views: list[View], added: Edges, vs: Mapping[int, in
         if trail is not None:
             trail.add(v.process, added)
         budget.tick()
-        base = extend_order(ix, v.order, added.keys(), edges.keys())
+        base = extend_order(ix, v.order, added.keys())
         if base is None:
             return conflict_of(ix, edges)
         got = saturate_view(ix, edges, v.process, vs, budget, initial=base, from_read=from_read, trail=trail,

@@ -49,6 +49,7 @@ class Analyser:
                  root_order: DOrder | None = None):
         self.ix = ix
         self.root_order = root_order
+        self._root_clock: list[list[int]] | None = None
         self.root = {STAR: root_star, **dict(enumerate(root_views))}
         self.view_of = {f"S_{p}": k for k, p in enumerate(ix.procs)}
         self._succ: dict[int, dict[int, list[int]]] = {}
@@ -119,14 +120,17 @@ class Analyser:
     def _lit(self, x: int, y: int) -> int | bool:
         """"``x`` before ``y``" as a literal, or ``True`` / ``False`` when the root
         orders them."""
-        v = self.var.get((x, y))
+        var = self.var
+        v = var.get((x, y))
         if v is not None:
             return v
-        v = self.var.get((y, x))
+        v = var.get((y, x))
         if v is not None:
             return -v
-        assert self.root_order is not None
-        return self.ix.precedes(self.root_order, x, y)
+        if self._root_clock is None:
+            assert self.root_order is not None
+            self._root_clock = self.root_order.clock
+        return x != y and self.ix.idx[x] <= self._root_clock[y][self.ix.proc_of[x]]
 
     def contradiction(self, view: int, a: int, b: int, trail: Trail) -> set[int]:
         """The literals of the cycle "``a`` precedes ``b`` in the order of ``view``, and
@@ -264,10 +268,7 @@ class Analyser:
         if u == v:
             return [u]
         root = self._root_succ(g)
-        late: dict[int, list[int]] = {}
-        for (a, b), (s, _) in trail.born.get(g, {}).items():
-            if s < t:
-                late.setdefault(a, []).append(b)
+        late = trail.succ.get(g, {})
         n, proc_of = ix.n, ix.proc_of
         dist: dict[int, int] = {u: 0}
         parent: dict[int, tuple[int, bool]] = {}
@@ -289,8 +290,8 @@ class Analyser:
                     dist[y] = d
                     parent[y] = (x, False)
                     dq.appendleft(y)
-            for y in late.get(x, ()):
-                if dist.get(y, d + 2) > d + 1:
+            for y, s in late.get(x, ()):
+                if s < t and dist.get(y, d + 2) > d + 1:
                     dist[y] = d + 1
                     parent[y] = (x, True)
                     dq.append(y)

@@ -95,19 +95,23 @@ class Trail:
     back.  Every batch of edges gets the next stamp; an edge keeps its first stamp and
     reason.  A batch is computed from the closure of the edges of smaller stamps."""
 
-    __slots__ = ("stamp", "born")
+    __slots__ = ("stamp", "born", "succ")
 
     def __init__(self) -> None:
         self.stamp = 0
         self.born: dict[int, dict[tuple[int, int], tuple[int, Info]]] = {}
+        # per graph: a -> [(b, stamp)] for every edge a -> b of born (paths of premises)
+        self.succ: dict[int, dict[int, list[tuple[int, int]]]] = {}
 
     def add(self, graph: int, new: Mapping[tuple[int, int], Info]) -> None:
         t = self.stamp
         self.stamp += 1
         born = self.born.setdefault(graph, {})
+        succ = self.succ.setdefault(graph, {})
         for e, info in new.items():
             if e not in born:
                 born[e] = (t, info)
+                succ.setdefault(e[0], []).append((e[1], t))
 
 
 STAR = -1
@@ -171,6 +175,19 @@ class Index:
         self.writers: dict[str, list[tuple[int, int, list[int]]]] = {}
         for (k, reg), lst in sorted(self.xw.items(), key=lambda kv: kv[0][0]):
             self.writers.setdefault(reg, []).append((k, self.base[k], lst))
+        # registers as integers, and the writers of each in compressed form (the compiled
+        # rules of the views, :func:`.closure_kernel.view_rules`)
+        reg_id = {x: i for i, x in enumerate(dict.fromkeys(self.reg))}
+        self.reg_array = np.array([reg_id[x] for x in self.reg], np.int64)
+        wr_start, wr_proc, wr_base, wl_start, wl = [0], [], [], [0], []
+        for x in reg_id:
+            for k, base, lst in self.writers.get(x, ()):
+                wr_proc.append(k)
+                wr_base.append(base)
+                wl += lst
+                wl_start.append(len(wl))
+            wr_start.append(len(wr_proc))
+        self.writer_arrays = tuple(np.array(a, np.int64) for a in (wr_start, wr_proc, wr_base, wl_start, wl))
         # candidate sources (as fisheye.spec.causal.candidate_sources, in linear time):
         # same register and value, not after the read in its own process; None when the
         # value is the register's initial value
@@ -198,126 +215,102 @@ class Index:
 
 
 class DOrder:
-    """``closure(po ∪ edges)`` as vector clocks (``clock[b][k]``: the last index of
-    process ``k`` that precedes or equals ``b``) plus the non-po successor lists
-    (``succ``, built when first read from the generating pairs of a closure computed
-    from scratch).  An extension shares the unchanged rows with its base (a changed row
-    is a new list); ``changed`` lists the operations whose rows differ from the base's
-    (``None``: an order computed from scratch)."""
+    """``closure(po ∪ pairs)`` as vector clocks: ``array[b, k]`` (and ``clock[b][k]``,
+    the same as lists, made when first read) is the last index of process ``k`` that
+    precedes or equals ``b``; ``pairs``: the generating non-po pairs, flat
+    (``a0, b0, a1, b1, ...``); ``succ``: the same as successor lists, made when first
+    read.  ``changed``: for an extension, the operations whose rows differ from its
+    base's (``None``: an order computed from scratch)."""
 
-    __slots__ = ("clock", "_succ", "_pairs", "changed")
+    __slots__ = ("array", "pairs", "changed", "_clock", "_base_clock", "_succ")
 
-    def __init__(self, clock: list[list[int]], succ: dict[int, list[int]] | None,
-                 changed: list[int] | None = None, pairs: np.ndarray | None = None):
-        self.clock = clock
-        self._succ = succ
-        self._pairs = pairs  # flat generating pairs a0, b0, a1, b1, ... when succ is None
+    def __init__(self, array: np.ndarray, pairs: np.ndarray, changed: list[int] | None = None,
+                 base_clock: list[list[int]] | None = None):
+        self.array = array
+        self.pairs = pairs
         self.changed = changed
+        self._clock: list[list[int]] | None = None
+        self._base_clock = base_clock  # the base's rows, when known: only changed rows are converted
+        self._succ: dict[int, list[int]] | None = None
+
+    @property
+    def clock(self) -> list[list[int]]:
+        if self._clock is None:
+            if self._base_clock is not None and self.changed is not None:
+                rows = list(self._base_clock)
+                arr = self.array
+                for u in self.changed:
+                    rows[u] = arr[u].tolist()
+                self._clock = rows
+            else:
+                self._clock = self.array.tolist()
+            self._base_clock = None
+        return self._clock
 
     @property
     def succ(self) -> dict[int, list[int]]:
         if self._succ is None:
             succ: dict[int, list[int]] = {}
-            flat = self._pairs.tolist() if self._pairs is not None else []
+            flat = self.pairs.tolist()
             for a, b in zip(flat[::2], flat[1::2], strict=True):
                 succ.setdefault(a, []).append(b)
             self._succ = succ
-            self._pairs = None
         return self._succ
 
     def rebased(self) -> DOrder:
         """The same order, seen as computed from scratch (``changed`` is None)."""
-        return DOrder(self.clock, self._succ, None, self._pairs)
+        out = DOrder(self.array, self.pairs)
+        out._clock, out._succ = self._clock, self._succ
+        return out
 
     def rank(self) -> list[int]:
         """A topological rank: ``a < b`` implies ``rank[a] < rank[b]``."""
-        return [sum(c) for c in self.clock]
+        return self.array.sum(axis=1).tolist()
 
 
-def _flat(edges: Iterable[tuple[int, int]]) -> np.ndarray:
+Pairs = Iterable[tuple[int, int]] | np.ndarray
+"""Pairs of uids: an iterable of pairs, or already flat (``a0, b0, a1, b1, ...``)."""
+
+
+def flat_pairs(edges: Pairs) -> np.ndarray:
+    if isinstance(edges, np.ndarray):
+        return edges
     return np.fromiter(chain.from_iterable(edges), np.int64)
 
 
-def full_order(ix: Index, edges: Iterable[tuple[int, int]]) -> DOrder | None:
+def _close(ix: Index, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return closure(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, flat)
+
+
+def full_order(ix: Index, edges: Pairs) -> DOrder | None:
     """``closure(po ∪ edges)``, or None when it has a cycle (compiled Kahn's algorithm,
     :func:`.closure_kernel.closure`)."""
-    flat = _flat(edges)
-    clock, cycle = closure(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, flat)
+    flat = flat_pairs(edges)
+    array, cycle = _close(ix, flat)
+    return None if len(cycle) else DOrder(array, flat)
+
+
+def extend_order(ix: Index, base: DOrder, new: Pairs) -> DOrder | None:
+    """``base`` extended with the pairs ``new``; None on a cycle.  A new pair that
+    ``base`` already orders the other way is a cycle at once; when ``base`` already
+    implies every new pair, ``base``'s rows are kept; else the closure of ``base``'s
+    pairs and ``new`` is computed again (compiled: cheaper than propagating the
+    change in Python), and ``changed`` lists the rows that moved."""
+    add = flat_pairs(new)
+    if not len(add):
+        return DOrder(base.array, base.pairs, [], base._clock)
+    a, b = add[0::2], add[1::2]
+    arr = base.array
+    if (arr[a, ix.proc_array[b]] >= ix.idx_array[b]).any():
+        return None  # some b precedes or equals its a: a cycle
+    if (arr[b, ix.proc_array[a]] >= ix.idx_array[a]).all():
+        return DOrder(base.array, base.pairs, [], base._clock)
+    flat = np.concatenate((base.pairs, add))
+    array, cycle = _close(ix, flat)
     if len(cycle):
         return None
-    return DOrder(clock.tolist(), None, None, flat)
-
-
-def extend_order(ix: Index, base: DOrder, new: Iterable[tuple[int, int]], all_edges: Iterable[tuple[int, int]]
-                 ) -> DOrder | None:
-    """``base`` extended with the pairs ``new`` (``all_edges``: base's generating pairs
-    plus ``new``, used when recomputing is cheaper); None on a cycle.
-
-    Incremental and pruned: a clock change is pushed to the successors, and stops where
-    it changes nothing (usually after a few dozen operations, where the full closure
-    would visit every one).  Changes are applied in the order of ``base``'s topological
-    rank, so that an operation is mostly updated once.  A cycle shows as an operation
-    receiving, from a predecessor, a clock that already counts the operation itself."""
-    import heapq
-
-    new = list(new)
-    if len(new) * 8 > ix.n:  # a large batch: recomputing is as cheap
-        return full_order(ix, all_edges)
-    proc_of, idx, n = ix.proc_of, ix.idx, ix.n
-    base_clock = base.clock
-    todo: list[tuple[int, int]] = []
-    for a, b in new:
-        if idx[b] <= base_clock[a][proc_of[b]]:
-            return None  # b precedes or equals a: a cycle
-        if idx[a] > base_clock[b][proc_of[a]]:  # not yet ordered
-            todo.append((a, b))
-    if not todo:
-        return DOrder(base.clock, base._succ, [], base._pairs)
-    succ = dict(base.succ)
-    grown: set[int] = set()
-    for a, b in todo:
-        if a in grown:
-            succ[a].append(b)
-        else:
-            succ[a] = [*succ.get(a, ()), b]
-            grown.add(a)
-    clock = list(base_clock)
-    changed: list[int] = []
-    pending: dict[int, list[int]] = {}
-    heap: list[tuple[int, int]] = []
-
-    def push(v: int, c: list[int]) -> bool:
-        """Merge ``c`` into what ``v`` will receive; False on a cycle."""
-        if c[proc_of[v]] >= idx[v]:
-            return False
-        p = pending.get(v)
-        if p is None:
-            pending[v] = c
-            heapq.heappush(heap, (sum(base_clock[v]), v))
-        else:
-            pending[v] = list(map(max, p, c))
-        return True
-
-    for a, b in todo:
-        if not push(b, clock[a]):
-            return None
-    while heap:
-        _, v = heapq.heappop(heap)
-        c = pending.pop(v, None)
-        if c is None:
-            continue  # already applied
-        cv = clock[v]
-        m = list(map(max, cv, c))
-        if m == cv:
-            continue
-        clock[v] = m
-        changed.append(v)
-        for w in succ.get(v, ()):
-            if not push(w, m):
-                return None
-        if v + 1 < n and proc_of[v + 1] == proc_of[v] and not push(v + 1, m):
-            return None
-    return DOrder(clock, succ, changed)
+    changed = np.flatnonzero((array != arr).any(axis=1)).tolist()
+    return DOrder(array, flat, changed, base._clock)
 
 
 def redundant(ix: Index, edges: Iterable[tuple[int, int]], order: DOrder) -> set[tuple[int, int]]:
@@ -379,7 +372,7 @@ def batch_cycle(ix: Index, base: DOrder, new: list[tuple[int, int]]) -> Cycle | 
         # halve the batch: the cycle is in base ∪ first half, or else in
         # (base ∪ first half) ∪ second half
         half = new[:k // 2]
-        grown = extend_order(ix, base, half, _generators(base, half))
+        grown = extend_order(ix, base, half)
         if grown is None:
             return batch_cycle(ix, base, half)
         return batch_cycle(ix, grown, new[k // 2:])
@@ -418,10 +411,9 @@ def batch_cycle(ix: Index, base: DOrder, new: list[tuple[int, int]]) -> Cycle | 
     return Cycle(tuple(ops))
 
 
-def _generators(base: DOrder, more: list[tuple[int, int]]) -> Iterable[tuple[int, int]]:
-    """The non-po generating pairs of ``base``, plus ``more`` (lazily: only a
-    recomputation from scratch reads them)."""
-    return chain(((a, b) for a, bs in base.succ.items() for b in bs), more)
+def _generators(base: DOrder, more: list[tuple[int, int]]) -> np.ndarray:
+    """The non-po generating pairs of ``base``, plus ``more``, flat."""
+    return np.concatenate((base.pairs, flat_pairs(more)))
 
 
 def _base_path(ix: Index, base: DOrder, u: int, v: int) -> list[int]:
@@ -453,10 +445,10 @@ def _base_path(ix: Index, base: DOrder, u: int, v: int) -> list[int]:
     return path
 
 
-def find_cycle(ix: Index, edges: Iterable[tuple[int, int]]) -> Cycle:
+def find_cycle(ix: Index, edges: Pairs) -> Cycle:
     """A cycle of ``po ∪ edges``, known to be cyclic: the one
     :func:`fisheye.spec.order.find_cycle` reports (compiled, linear time)."""
-    _, cycle = closure(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, _flat(edges))
+    _, cycle = _close(ix, flat_pairs(edges))
     if not len(cycle):
         raise AssertionError("find_cycle on an acyclic relation")
     return Cycle(tuple(cycle.tolist()))
@@ -544,11 +536,9 @@ def path_reasons(ix: Index, edges: Mapping[tuple[int, int], Info], a: int, b: in
 def order_key(order: DOrder) -> bytes:
     """A 128-bit digest of a closure (memoisation of refuted search nodes without keeping
     the clocks alive)."""
-    from array import array
     from hashlib import blake2b
 
-    flat = array("q", (x for c in order.clock for x in c))
-    return blake2b(flat.tobytes(), digest_size=16).digest()
+    return blake2b(order.array.tobytes(), digest_size=16).digest()
 
 
 def fair_topo(ix: Index, order: DOrder) -> list[int]:

@@ -49,7 +49,7 @@ def _saturate(ix: Index, E: Edges, order: DOrder | None, added: Edges, rf: Mappi
     """Saturate ``E ∪ added``; ``order`` is the closure of ``E`` when known."""
     E = {**E, **added}
     budget.tick()
-    got = full_order(ix, E.keys()) if order is None else extend_order(ix, order, added.keys(), E.keys())
+    got = full_order(ix, E.keys()) if order is None else extend_order(ix, order, added.keys())
     while True:
         if got is None:
             return conflict_of(ix, E)
@@ -91,7 +91,7 @@ def _saturate(ix: Index, E: Edges, order: DOrder | None, added: Edges, rf: Mappi
             return got, E
         E.update(new)
         budget.tick()
-        got = extend_order(ix, got, new.keys(), E.keys())
+        got = extend_order(ix, got, new.keys())
 
 
 def _sequence(order: DOrder) -> tuple[int, ...]:
