@@ -26,6 +26,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import Counter, deque
 from collections.abc import Sequence
+from itertools import chain
 
 from .direct_order import STAR, Conflict, DOrder, Edges, Index, Trail
 
@@ -269,6 +270,8 @@ class Analyser:
             return [u]
         root = self._root_succ(g)
         late = trail.succ.get(g, {})
+        # a view respects the star order: its paths may use the star order's edges too
+        star = trail.succ.get(STAR, {}) if g != STAR else {}
         n, proc_of = ix.n, ix.proc_of
         dist: dict[int, int] = {u: 0}
         parent: dict[int, tuple[int, bool]] = {}
@@ -290,7 +293,7 @@ class Analyser:
                     dist[y] = d
                     parent[y] = (x, False)
                     dq.appendleft(y)
-            for y, s in late.get(x, ()):
+            for y, s in chain(late.get(x, ()), star.get(x, ())):
                 if s < t and dist.get(y, d + 2) > d + 1:
                     dist[y] = d + 1
                     parent[y] = (x, True)

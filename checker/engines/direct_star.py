@@ -347,8 +347,9 @@ class _Growing:
         when given, is ``closure(po ∪ self.edges ∪ pending)`` already computed (an
         order the view was not saturated on: every read is visited again)."""
         size = len(self.edges)
+        # the chosen orientations are not recorded in the view's trail: premise paths of
+        # a view read them from the star order's (a view respects the star order)
         self.edges.update((e, info) for e, info in pending.items() if e not in self.edges)
-        trail.add(self.process, pending)
         budget.tick()
         if base is None:
             base = extend_order(ix, self.order, pending.keys())
