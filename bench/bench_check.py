@@ -91,6 +91,9 @@ def one(kind: str, model: str, n_ops: int, seed: int, engine: str, cache: str | 
     h, g = _history(kind, model, n_ops, seed, cache)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if engine == "direct":
+        # the compiled kernels load with numba (about 0.4 s, once per process): an import,
+        # excluded like the others (the jepsen suite's whole-command times include it)
+        import fisheye.checker.engines.closure_kernel  # noqa: F401
         from fisheye.checker.engines.direct import check
     else:
         from fisheye.checker.engines.z3engine import check

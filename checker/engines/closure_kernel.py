@@ -12,7 +12,8 @@ lie on or after a cycle; a depth-first search among them returns the same cycle 
 with): the same successor order (the pairs in the order given, then process order) and
 the same start (the smallest such operation first).
 
-Compiled with numba (cached on disk after the first call): the search computes
+Compiled with numba (when the module is first imported, then cached on disk; later
+imports load the machine code, about 0.2 s): the search computes
 thousands of closures per check, and in Python each costs a few milliseconds at a
 thousand operations.
 """
@@ -23,7 +24,9 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+# explicit signatures: compiled (or loaded from the cache) when the module is imported,
+# not at the first closure of the first check
+@njit("Tuple((int64[:], int64[:]))(int64, int64[:])", cache=True)
 def _adjacency(n: int, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Successor lists in compressed form (``adj[start[u]:start[u + 1]]``), each in the
     order the pairs were given (``flat``: ``a0, b0, a1, b1, ...``)."""
@@ -42,7 +45,46 @@ def _adjacency(n: int, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return start, adj
 
 
-@njit(cache=True)
+@njit("int64[:](int64, int64[:], int64[:], boolean[:], int64[:])", cache=True)
+def _cycle(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.ndarray, indeg: np.ndarray) -> np.ndarray:
+    """A simple cycle among the operations Kahn's algorithm left (``indeg > 0``):
+    iterative depth-first search from the smallest, successors in order."""
+    color = np.zeros(n, np.int8)  # 0 white, 1 on the path, 2 done
+    path = np.empty(n, np.int64)
+    pos = np.empty(n, np.int64)  # per path entry: next successor slot to try
+    for s in range(n):
+        if indeg[s] <= 0 or color[s]:
+            continue
+        depth = 0
+        path[0] = s
+        pos[0] = start[s]
+        color[s] = 1
+        while depth >= 0:
+            u = path[depth]
+            last = start[u + 1] + (1 if po_next[u] else 0)
+            j = pos[depth]
+            if j < last:
+                pos[depth] = j + 1
+                v = adj[j] if j < start[u + 1] else u + 1
+                if indeg[v] <= 0:
+                    continue
+                if color[v] == 1:
+                    i = 0
+                    while path[i] != v:
+                        i += 1
+                    return path[i:depth + 1].copy()
+                if color[v] == 0:
+                    color[v] = 1
+                    depth += 1
+                    path[depth] = v
+                    pos[depth] = start[v]
+            else:
+                color[u] = 2
+                depth -= 1
+    return np.empty(0, np.int64)
+
+
+@njit("Tuple((int64[:, :], int64[:]))(int64, int64, int64[:], int64[:], boolean[:], int64[:])", cache=True)
 def closure(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,
             flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(clock, cycle)``: the clocks of ``closure(po ∪ pairs)`` and an empty cycle, or
@@ -85,50 +127,12 @@ def closure(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.n
     return clock, _cycle(n, start, adj, po_next, indeg)
 
 
-@njit(cache=True)
-def _cycle(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.ndarray, indeg: np.ndarray) -> np.ndarray:
-    """A simple cycle among the operations Kahn's algorithm left (``indeg > 0``):
-    iterative depth-first search from the smallest, successors in order."""
-    color = np.zeros(n, np.int8)  # 0 white, 1 on the path, 2 done
-    path = np.empty(n, np.int64)
-    pos = np.empty(n, np.int64)  # per path entry: next successor slot to try
-    for s in range(n):
-        if indeg[s] <= 0 or color[s]:
-            continue
-        depth = 0
-        path[0] = s
-        pos[0] = start[s]
-        color[s] = 1
-        while depth >= 0:
-            u = path[depth]
-            last = start[u + 1] + (1 if po_next[u] else 0)
-            j = pos[depth]
-            if j < last:
-                pos[depth] = j + 1
-                v = adj[j] if j < start[u + 1] else u + 1
-                if indeg[v] <= 0:
-                    continue
-                if color[v] == 1:
-                    i = 0
-                    while path[i] != v:
-                        i += 1
-                    return path[i:depth + 1].copy()
-                if color[v] == 0:
-                    color[v] = 1
-                    depth += 1
-                    path[depth] = v
-                    pos[depth] = start[v]
-            else:
-                color[u] = 2
-                depth -= 1
-    return np.empty(0, np.int64)
-
-
 VIEW, FORCED, FROM_READ, LEGALITY = 0, 1, 2, 3
 """Kinds of the orderings :func:`view_rules` derives."""
 
 
-@njit(cache=True)
+@njit("Tuple((int64[:, :], int64))(int64[:, :], int64, int64[:], int64[:], int64[:], int64[:], int64[:], "
+      "int64[:], int64[:], int64[:], int64[:], int64[:], boolean)", cache=True)
 def view_rules(clock: np.ndarray, proc: int, reads: np.ndarray, sources: np.ndarray, reg: np.ndarray,
                proc_of: np.ndarray, idx: np.ndarray, wr_start: np.ndarray, wr_proc: np.ndarray,
                wr_base: np.ndarray, wl_start: np.ndarray, wl: np.ndarray, from_read: bool

@@ -33,7 +33,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..result import Reason
-from .closure_kernel import FORCED, LEGALITY, VIEW, view_rules
 from .direct_order import (
     Budget,
     Conflict,
@@ -69,6 +68,8 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
     the growth on a conflict).  Each pass of the rules is compiled
     (:func:`.closure_kernel.view_rules`); the orderings it derives are added as one
     batch and the order closed again, until a pass derives nothing."""
+    from .closure_kernel import FORCED, LEGALITY, VIEW, view_rules  # numba: loaded when first needed
+
     E: Edges = edges if resume else dict(edges)
     if initial is None:
         initial = _closed_or_conflict(ix, E, budget)

@@ -21,7 +21,6 @@ from fisheye.spec.history import History, value_key
 from fisheye.spec.order import Cycle
 
 from ..result import Reason
-from .closure_kernel import closure
 
 Info = tuple
 """Why an ordering holds, rendered into a :class:`Reason` only for certificates:
@@ -279,6 +278,8 @@ def flat_pairs(edges: Pairs) -> np.ndarray:
 
 
 def _close(ix: Index, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    from .closure_kernel import closure  # imported when first needed: numba loads in about 0.4 s
+
     return closure(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, flat)
 
 
