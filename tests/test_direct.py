@@ -313,3 +313,53 @@ def test_the_compiled_closure_agrees_with_the_spec(rng: random.Random) -> None:
     else:
         assert got is None, (h.to_json(), edges)
         assert find_cycle(ix, edges) == spec_find_cycle(h, edges), (h.to_json(), edges)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.randoms(use_true_random=False))
+def test_the_compiled_premise_path_is_a_path_with_fewest_late_edges(rng: random.Random) -> None:
+    """``closure_kernel.premise_path``: every step is a root edge, process order or a
+    late edge of stamp below ``t``, and no path has fewer late edges (a plain 0-1
+    breadth-first search counts them); no path found only when there is none."""
+    import numpy as np
+
+    from fisheye.checker.engines.closure_kernel import premise_path
+    from fisheye.checker.engines.direct_order import Index
+
+    h = sc_history(rng, rng.randint(1, 4), rng.randint(2, 14), 2)
+    ix = Index(h)
+    n = len(h.ops)
+    root = [(rng.randrange(n), rng.randrange(n)) for _ in range(rng.randint(0, n))]
+    late = [(rng.randrange(n), rng.randrange(n), rng.randrange(6)) for _ in range(rng.randint(0, 2 * n))]
+    t, u, v = rng.randrange(7), rng.randrange(n), rng.randrange(n)
+    start = [0] * (n + 1)
+    for a, _ in root:
+        start[a + 1] += 1
+    for x in range(n):
+        start[x + 1] += start[x]
+    adj, fill = [0] * len(root), start[:-1]
+    for a, b in root:
+        adj[fill[a]] = b
+        fill[a] += 1
+    arrays = [np.array(xs, np.int64) for xs in (start, adj, [a for a, _, _ in late], [b for _, b, _ in late],
+                                                [s for _, _, s in late])]
+    path = premise_path(n, ix.po_next_array, *arrays, t, u, v).tolist()
+    free = {(a, b) for a, b in root} | {(x, x + 1) for x in range(n - 1) if ix.po_next[x]}
+    cost = {(a, b): 0 for a, b in free}
+    for a, b, s in late:
+        if s < t and (a, b) not in cost:
+            cost[(a, b)] = 1
+    best = {u: 0}
+    todo = [u]
+    while todo:  # Bellman-Ford style relaxation: small graphs
+        x = todo.pop()
+        for (a, b), c in cost.items():
+            if a == x and best[x] + c < best.get(b, n + 1):
+                best[b] = best[x] + c
+                todo.append(b)
+    if v not in best:
+        assert path == []
+        return
+    assert path[0] == u and path[-1] == v
+    assert all((a, b) in cost for a, b in zip(path, path[1:], strict=False))
+    assert sum(cost[(a, b)] for a, b in zip(path, path[1:], strict=False)) == best[v]

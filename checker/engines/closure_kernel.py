@@ -199,3 +199,75 @@ def view_rules(clock: np.ndarray, proc: int, reads: np.ndarray, sources: np.ndar
                         out[m, 0], out[m, 1], out[m, 2], out[m, 3], out[m, 4] = FROM_READ, r, wn, r, w
                         m += 1
     return out, m
+
+
+@njit("int64[:](int64, boolean[:], int64[:], int64[:], int64[:], int64[:], int64[:], int64, int64, int64)",
+      cache=True)
+def premise_path(n: int, po_next: np.ndarray, root_start: np.ndarray, root_adj: np.ndarray,
+                 late_src: np.ndarray, late_dst: np.ndarray, late_stamp: np.ndarray, t: int, u: int, v: int
+                 ) -> np.ndarray:
+    """The operations of a path ``u -> ... -> v`` made of free steps (root edges
+    ``root_adj[root_start[x]:root_start[x + 1]]``, then process order) and *late* edges
+    (``late_src[i] -> late_dst[i]`` of stamp ``late_stamp[i] < t``) with the fewest late
+    edges (0-1 breadth-first search, successors in the order given); empty if none."""
+    m = late_src.shape[0]
+    start = np.zeros(n + 1, np.int64)
+    for i in range(m):
+        if late_stamp[i] < t:
+            start[late_src[i] + 1] += 1
+    for x in range(n):
+        start[x + 1] += start[x]
+    fill = start[:-1].copy()
+    adj = np.empty(start[n], np.int64)
+    for i in range(m):
+        if late_stamp[i] < t:
+            adj[fill[late_src[i]]] = late_dst[i]
+            fill[late_src[i]] += 1
+    big = n + m + 1
+    dist = np.full(n, big, np.int64)
+    parent = np.full(n, -1, np.int64)
+    done = np.zeros(n, np.bool_)
+    size = 2 * (2 * n + root_adj.shape[0] + start[n]) + 2
+    dq = np.empty(size, np.int64)
+    front = size // 2
+    back = front  # dq[front:back]
+    dq[back] = u
+    back += 1
+    dist[u] = 0
+    while front < back:
+        x = dq[front]
+        front += 1
+        if done[x]:
+            continue
+        done[x] = True
+        if x == v:
+            break
+        d = dist[x]
+        last = root_start[x + 1] + (1 if po_next[x] else 0)
+        for j in range(root_start[x], last):
+            y = root_adj[j] if j < root_start[x + 1] else x + 1
+            if dist[y] > d:
+                dist[y] = d
+                parent[y] = x
+                front -= 1
+                dq[front] = y
+        for j in range(start[x], start[x + 1]):
+            y = adj[j]
+            if dist[y] > d + 1:
+                dist[y] = d + 1
+                parent[y] = x
+                dq[back] = y
+                back += 1
+    if u != v and parent[v] < 0:
+        return np.empty(0, np.int64)
+    length = 1
+    y = v
+    while y != u:
+        y = parent[y]
+        length += 1
+    out = np.empty(length, np.int64)
+    y = v
+    for i in range(length - 1, -1, -1):
+        out[i] = y
+        y = parent[y]
+    return out

@@ -24,9 +24,10 @@ search learns.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Sequence
-from itertools import chain
+
+import numpy as np
 
 from .direct_order import STAR, Conflict, DOrder, Edges, Index, Trail
 
@@ -53,19 +54,11 @@ class Analyser:
         self._root_clock: list[list[int]] | None = None
         self.root = {STAR: root_star, **dict(enumerate(root_views))}
         self.view_of = {f"S_{p}": k for k, p in enumerate(ix.procs)}
-        self._succ: dict[int, dict[int, list[int]]] = {}
+        self._root_csr: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._late: dict[tuple[int, ...], tuple[np.ndarray, ...]] = {}
         self.pairs = pairs
         self.chains = chains
         self.var = {pair: v for v, pair in enumerate(pairs, 1)}
-
-    def _root_succ(self, g: int) -> dict[int, list[int]]:
-        got = self._succ.get(g)
-        if got is None:
-            got = {}
-            for a, b in self.root[g]:
-                got.setdefault(a, []).append(b)
-            self._succ[g] = got
-        return got
 
     def literals(self, conflict: Conflict, trail: Trail, graph: int) -> list[set[int]]:
         """The chosen orientations (literals) that ``conflict``, found in ``graph``
@@ -264,44 +257,39 @@ class Analyser:
     def _path(self, g: int, u: int, v: int, t: int, trail: Trail) -> list[int]:
         """The nodes of a path ``u -> ... -> v`` in graph ``g`` made of root
         edges, process order and edges of stamp below ``t`` (fewest non-root edges:
-        0-1 breadth-first search)."""
-        ix = self.ix
+        0-1 breadth-first search, compiled: :func:`.closure_kernel.premise_path`).  A
+        view respects the star order: its paths may use the star order's edges too."""
+        from .closure_kernel import premise_path
+
         if u == v:
             return [u]
-        root = self._root_succ(g)
-        late = trail.succ.get(g, {})
-        # a view respects the star order: its paths may use the star order's edges too
-        star = trail.succ.get(STAR, {}) if g != STAR else {}
-        n, proc_of = ix.n, ix.proc_of
-        dist: dict[int, int] = {u: 0}
-        parent: dict[int, tuple[int, bool]] = {}
-        dq: deque[int] = deque([u])
-        done: set[int] = set()
-        while dq:
-            x = dq.popleft()
-            if x in done:
-                continue
-            done.add(x)
-            if x == v:
-                break
-            d = dist[x]
-            free = list(root.get(x, ()))
-            if x + 1 < n and proc_of[x + 1] == proc_of[x]:
-                free.append(x + 1)
-            for y in free:
-                if dist.get(y, d + 1) > d:
-                    dist[y] = d
-                    parent[y] = (x, False)
-                    dq.appendleft(y)
-            for y, s in chain(late.get(x, ()), star.get(x, ())):
-                if s < t and dist.get(y, d + 2) > d + 1:
-                    dist[y] = d + 1
-                    parent[y] = (x, True)
-                    dq.append(y)
-        if v not in parent:
+        ix = self.ix
+        root = self._root_csr.get(g)
+        if root is None:
+            root = self._root_csr[g] = _csr(ix.n, self.root[g])
+        graphs = (g,) if g == STAR else (g, STAR)
+        lists = [trail.flat.get(h, ([], [], [])) for h in graphs]
+        key = (g, *(len(x[0]) for x in lists))
+        late = self._late.get(key)
+        if late is None:
+            late = tuple(np.array([y for x in lists for y in x[i]], np.int64) for i in range(3))
+            self._late = {key: late}  # the trail only grows: the newest is the one asked again
+        path = premise_path(ix.n, ix.po_next_array, *root, *late, t, u, v)
+        if not len(path):
             raise AssertionError(f"no premise path {u}->{v} in graph {g} before stamp {t}")
-        out = [v]
-        while out[-1] != u:
-            out.append(parent[out[-1]][0])
-        out.reverse()
-        return out
+        return path.tolist()
+
+
+def _csr(n: int, edges: Edges) -> tuple[np.ndarray, np.ndarray]:
+    """Successor lists of ``edges`` in compressed form, each in the order of ``edges``."""
+    start = [0] * (n + 1)
+    for a, _ in edges:
+        start[a + 1] += 1
+    for x in range(n):
+        start[x + 1] += start[x]
+    fill = start[:-1]
+    adj = [0] * len(edges)
+    for a, b in edges:
+        adj[fill[a]] = b
+        fill[a] += 1
+    return np.array(start, np.int64), np.array(adj, np.int64)

@@ -94,23 +94,26 @@ class Trail:
     back.  Every batch of edges gets the next stamp; an edge keeps its first stamp and
     reason.  A batch is computed from the closure of the edges of smaller stamps."""
 
-    __slots__ = ("stamp", "born", "succ")
+    __slots__ = ("stamp", "born", "flat")
 
     def __init__(self) -> None:
         self.stamp = 0
         self.born: dict[int, dict[tuple[int, int], tuple[int, Info]]] = {}
-        # per graph: a -> [(b, stamp)] for every edge a -> b of born (paths of premises)
-        self.succ: dict[int, dict[int, list[tuple[int, int]]]] = {}
+        # per graph: the edges of born in the order they came, as (sources, targets,
+        # stamps) (the compiled search of premise paths reads them)
+        self.flat: dict[int, tuple[list[int], list[int], list[int]]] = {}
 
     def add(self, graph: int, new: Mapping[tuple[int, int], Info]) -> None:
         t = self.stamp
         self.stamp += 1
         born = self.born.setdefault(graph, {})
-        succ = self.succ.setdefault(graph, {})
+        src, dst, stamp = self.flat.setdefault(graph, ([], [], []))
         for e, info in new.items():
             if e not in born:
                 born[e] = (t, info)
-                succ.setdefault(e[0], []).append((e[1], t))
+                src.append(e[0])
+                dst.append(e[1])
+                stamp.append(t)
 
 
 STAR = -1
