@@ -84,13 +84,13 @@ def _cycle(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.ndarray, inde
     return np.empty(0, np.int64)
 
 
-@njit("Tuple((int64[:, :], int64[:]))(int64, int64, int64[:], int64[:], boolean[:], int64[:])", cache=True)
-def closure(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,
-            flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(clock, cycle)``: the clocks of ``closure(po ∪ pairs)`` and an empty cycle, or
-    (when there is a cycle) unspecified clocks and the operations of one cycle in order.
-    ``width``: the number of processes; ``po_next`` has ``n`` entries (the last False)."""
-    start, adj = _adjacency(n, flat)
+@njit("Tuple((int64[:, :], int64[:], int64))"
+      "(int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:])",
+      cache=True)
+def _kahn(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray, start: np.ndarray,
+          adj: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Kahn's algorithm pushing clocks along the edges: ``(clock, indeg, placed)``; the
+    operations with ``indeg > 0`` at the end lie on or after a cycle."""
     indeg = np.zeros(n, np.int64)
     for j in range(adj.shape[0]):
         indeg[adj[j]] += 1
@@ -122,9 +122,73 @@ def closure(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.n
             if indeg[v] == 0:
                 stack[top] = v
                 top += 1
+    return clock, indeg, placed
+
+
+@njit("Tuple((int64[:, :], int64[:]))(int64, int64, int64[:], int64[:], boolean[:], int64[:])", cache=True)
+def closure(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,
+            flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(clock, cycle)``: the clocks of ``closure(po ∪ pairs)`` and an empty cycle, or
+    (when there is a cycle) unspecified clocks and the operations of one cycle in order.
+    ``width``: the number of processes; ``po_next`` has ``n`` entries (the last False)."""
+    start, adj = _adjacency(n, flat)
+    clock, indeg, placed = _kahn(n, width, proc, idx, po_next, start, adj)
     if placed == n:
         return clock, np.empty(0, np.int64)
     return clock, _cycle(n, start, adj, po_next, indeg)
+
+
+@njit("int64[:](int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:])", cache=True)
+def cycle_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,
+                  flat: np.ndarray, new_src: np.ndarray, new_dst: np.ndarray) -> np.ndarray:
+    """A cycle of ``po ∪ pairs`` (``flat``) through one of the pairs ``new_src[i] ->
+    new_dst[i]`` (added to an acyclic relation), as short as a breadth-first search
+    among the operations Kahn's algorithm leaves makes it: the first new pair, in the
+    order given, whose end reaches back to its start; empty when acyclic."""
+    start, adj = _adjacency(n, flat)
+    _, indeg, placed = _kahn(n, width, proc, idx, po_next, start, adj)
+    if placed == n:
+        return np.empty(0, np.int64)
+    seen = np.full(n, -1, np.int64)  # the try that reached the operation
+    parent = np.empty(n, np.int64)
+    queue = np.empty(n, np.int64)
+    for i in range(new_src.shape[0]):
+        a, b = new_src[i], new_dst[i]
+        if indeg[a] <= 0 or indeg[b] <= 0:
+            continue
+        head, tail = 0, 1
+        queue[0] = b
+        seen[b] = i
+        found = a == b
+        while head < tail and not found:
+            x = queue[head]
+            head += 1
+            last = start[x + 1] + (1 if po_next[x] else 0)
+            for j in range(start[x], last):
+                y = adj[j] if j < start[x + 1] else x + 1
+                if indeg[y] <= 0 or seen[y] == i:
+                    continue
+                seen[y] = i
+                parent[y] = x
+                if y == a:
+                    found = True
+                    break
+                queue[tail] = y
+                tail += 1
+        if found:
+            length = 1
+            y = a
+            while y != b:
+                y = parent[y]
+                length += 1
+            out = np.empty(length, np.int64)  # a, b, ..., the predecessor of a
+            out[0] = a
+            y = a
+            for k in range(length - 1, 0, -1):
+                y = parent[y]
+                out[k] = y
+            return out
+    return _cycle(n, start, adj, po_next, indeg)
 
 
 VIEW, FORCED, FROM_READ, LEGALITY = 0, 1, 2, 3

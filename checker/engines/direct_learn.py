@@ -55,7 +55,6 @@ class Analyser:
         self.root = {STAR: root_star, **dict(enumerate(root_views))}
         self.view_of = {f"S_{p}": k for k, p in enumerate(ix.procs)}
         self._root_csr: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        self._late: dict[tuple[int, ...], tuple[np.ndarray, ...]] = {}
         self.pairs = pairs
         self.chains = chains
         self.var = {pair: v for v, pair in enumerate(pairs, 1)}
@@ -133,14 +132,18 @@ class Analyser:
         end = trail.stamp + 1
         out: Counter[int] = Counter()
         todo: list[tuple[int, int, int]] = []
-        self._walk(view, self._path(view, a, b, end, trail), False, trail, out, todo)
-        self._walk(STAR, self._path(STAR, b, a, end, trail), False, trail, out, todo)
+        self._walk(view, self._path(view, a, b, end, trail), False, trail, out, todo, bound=end)
+        self._walk(STAR, self._path(STAR, b, a, end, trail), False, trail, out, todo, bound=end)
         self._close(todo, trail, out)
         return set(out)
 
-    def _record(self, g: int, a: int, b: int, trail: Trail) -> tuple[int, tuple] | None:
-        """How edge ``a -> b`` entered graph ``g``: ``None`` for process order and root
-        edges, else (stamp, reason), a star edge copied into a view as the star edge."""
+    def _record(self, g: int, a: int, b: int, trail: Trail, bound: float = float("inf")
+                ) -> tuple[int, tuple] | None:
+        """How edge ``a -> b`` entered graph ``g`` before stamp ``bound`` (the stamp
+        below which the path that uses it was found): ``None`` for process order and
+        root edges, else (stamp, reason); a star edge copied into a view, or one the
+        view derived only later than ``bound`` (its path used the star order's copy),
+        as the star edge."""
         ix = self.ix
         if ix.proc_of[a] == ix.proc_of[b] and ix.idx[a] < ix.idx[b]:
             return None
@@ -148,7 +151,7 @@ class Analyser:
             if (a, b) in self.root[g]:
                 return None
             rec = trail.born.get(g, {}).get((a, b))
-            if rec is None or (g != STAR and rec[1][0] in ("edge", "choice")):
+            if rec is None or (g != STAR and (rec[1][0] in ("edge", "choice") or rec[0] >= bound)):
                 if g == STAR:
                     raise AssertionError(f"edge {a}->{b} of the star order has no record")
                 g = STAR
@@ -156,8 +159,10 @@ class Analyser:
             return rec if g == STAR or rec[1][0] not in ("edge", "choice") else None
 
     def _walk(self, g: int, nodes: Sequence[int], cyclic: bool, trail: Trail, out: Counter[int],
-              todo: list[tuple[int, int, int]], logs: list | None = None) -> None:
-        """The steps of a path (or cycle) ``nodes`` in graph ``g``: chosen orientations,
+              todo: list[tuple[int, int, int]], logs: list | None = None, bound: float = float("inf")
+              ) -> None:
+        """The steps of a path (or cycle) ``nodes`` in graph ``g``, found among the edges
+        of stamp below ``bound``: chosen orientations,
         generalised along the process-order runs around them, go to ``out``; derived
         edges go to ``todo`` (their premises are followed by :meth:`_close`); ``logs``
         receives (length, cyclic, log): the log lists each chosen orientation (step, end
@@ -179,7 +184,7 @@ class Analyser:
             a, b = nodes[i], nodes[(i + 1) % m]
             if po(i):
                 continue
-            rec = self._record(g, a, b, trail)
+            rec = self._record(g, a, b, trail, bound)
             if rec is None:
                 continue
             info = rec[1]
@@ -246,11 +251,11 @@ class Analyser:
                 continue
             elif kind == "edge":
                 j = self.view_of[info[1]]
-                self._walk(j, self._path(j, a, b, t, trail), False, trail, out, todo, logs)
+                self._walk(j, self._path(j, a, b, t, trail), False, trail, out, todo, logs, t)
             elif kind == "forced":
-                self._walk(g, self._path(g, a, info[2], t, trail), False, trail, out, todo, logs)
+                self._walk(g, self._path(g, a, info[2], t, trail), False, trail, out, todo, logs, t)
             elif kind == "fr":
-                self._walk(g, self._path(g, info[3], b, t, trail), False, trail, out, todo, logs)
+                self._walk(g, self._path(g, info[3], b, t, trail), False, trail, out, todo, logs, t)
             else:
                 raise AssertionError(f"unknown reason {info!r}")
 
@@ -267,13 +272,7 @@ class Analyser:
         root = self._root_csr.get(g)
         if root is None:
             root = self._root_csr[g] = _csr(ix.n, self.root[g])
-        graphs = (g,) if g == STAR else (g, STAR)
-        lists = [trail.flat.get(h, ([], [], [])) for h in graphs]
-        key = (g, *(len(x[0]) for x in lists))
-        late = self._late.get(key)
-        if late is None:
-            late = tuple(np.array([y for x in lists for y in x[i]], np.int64) for i in range(3))
-            self._late = {key: late}  # the trail only grows: the newest is the one asked again
+        late = trail.arrays((g,) if g == STAR else (g, STAR))
         path = premise_path(ix.n, ix.po_next_array, *root, *late, t, u, v)
         if not len(path):
             raise AssertionError(f"no premise path {u}->{v} in graph {g} before stamp {t}")

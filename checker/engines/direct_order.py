@@ -94,7 +94,7 @@ class Trail:
     back.  Every batch of edges gets the next stamp; an edge keeps its first stamp and
     reason.  A batch is computed from the closure of the edges of smaller stamps."""
 
-    __slots__ = ("stamp", "born", "flat")
+    __slots__ = ("stamp", "born", "flat", "_arrays")
 
     def __init__(self) -> None:
         self.stamp = 0
@@ -102,6 +102,16 @@ class Trail:
         # per graph: the edges of born in the order they came, as (sources, targets,
         # stamps) (the compiled search of premise paths reads them)
         self.flat: dict[int, tuple[list[int], list[int], list[int]]] = {}
+        self._arrays: tuple[tuple[int, ...], tuple[np.ndarray, ...]] | None = None
+
+    def arrays(self, graphs: tuple[int, ...]) -> tuple[np.ndarray, ...]:
+        """(sources, targets, stamps) of the edges of ``graphs``, one graph after the
+        other, as arrays (the last asked is kept while the trail does not grow)."""
+        lists = [self.flat.get(g, ([], [], [])) for g in graphs]
+        key = (*graphs, *(len(x[0]) for x in lists))
+        if self._arrays is None or self._arrays[0] != key:
+            self._arrays = key, tuple(np.array([y for x in lists for y in x[i]], np.int64) for i in range(3))
+        return self._arrays[1]
 
     def add(self, graph: int, new: Mapping[tuple[int, int], Info]) -> None:
         t = self.stamp
@@ -339,114 +349,19 @@ def conflict_of(ix: Index, edges: Mapping[tuple[int, int], Info], base: DOrder |
                 new: Iterable[tuple[int, int]] = ()) -> Conflict:
     """The certificate of a cyclic ``po ∪ edges``: the cycle, each edge with its reason.
     ``base`` and ``new``: ``edges`` is ``base``'s generating edges plus the batch
-    ``new`` that :func:`extend_order` refused; the cycle is then searched near the
-    batch (:func:`batch_cycle`), not in the whole relation."""
-    cycle = batch_cycle(ix, base, list(new)) if base is not None else None
-    if cycle is None:
-        cycle = find_cycle(ix, edges.keys())
-    return Conflict(cycle_reasons(ix, edges, cycle), edges)
+    ``new`` that :func:`extend_order` refused; the cycle is then one through a pair of
+    the batch, as short as a breadth-first search makes it
+    (:func:`.closure_kernel.cycle_through`), not any cycle of the whole relation."""
+    if base is None:
+        return Conflict(cycle_reasons(ix, edges, find_cycle(ix, edges.keys())), edges)
+    from .closure_kernel import cycle_through
 
-
-BATCH_SEARCH = 48
-"""Largest batch whose cycles :func:`batch_cycle` searches edge by edge (quadratic in the
-batch); a larger batch is halved."""
-
-
-def batch_cycle(ix: Index, base: DOrder, new: list[tuple[int, int]]) -> Cycle | None:
-    """A cycle of ``base ∪ new`` (acyclic ``base``): it alternates edges of ``new`` and
-    paths of ``base``, so it is a cycle of the graph on ``new`` with an arc from
-    ``(a, b)`` to ``(a', b')`` when ``b`` precedes or is ``a'`` in ``base`` (clock
-    tests); each path is then found by a search among the operations that precede its
-    end.  A large batch is halved (while its halves extend ``base`` incrementally; else
-    the cycle is searched in the whole relation).  ``None`` if there is none."""
-    clock, proc_of, idx = base.clock, ix.proc_of, ix.idx
-
-    def reaches(x: int, y: int) -> bool:
-        return x == y or idx[x] <= clock[y][proc_of[x]]
-
-    k = len(new)
-    found: list[int] | None = None
-    for i, (a, b) in enumerate(new):
-        if reaches(b, a):
-            found = [i]
-            break
-    if found is None and k > BATCH_SEARCH and (k // 2) * 8 > ix.n:
-        return find_cycle(ix, _generators(base, new))  # halving would re-close from scratch
-    if found is None and k > BATCH_SEARCH:
-        # halve the batch: the cycle is in base ∪ first half, or else in
-        # (base ∪ first half) ∪ second half
-        half = new[:k // 2]
-        grown = extend_order(ix, base, half)
-        if grown is None:
-            return batch_cycle(ix, base, half)
-        return batch_cycle(ix, grown, new[k // 2:])
-    if found is None:
-        color = [0] * k
-        for s in range(k):
-            if color[s] or found is not None:
-                continue
-            path = [s]
-            color[s] = 1
-            its = [iter(range(k))]
-            while its and found is None:
-                i = path[-1]
-                for j in its[-1]:
-                    if not reaches(new[i][1], new[j][0]):
-                        continue
-                    if color[j] == 1:
-                        found = path[path.index(j):]
-                        break
-                    if color[j] == 0:
-                        color[j] = 1
-                        path.append(j)
-                        its.append(iter(range(k)))
-                        break
-                else:
-                    color[path.pop()] = 2
-                    its.pop()
-    if found is None:
-        return None
-    ops: list[int] = []
-    for n_i, i in enumerate(found):
-        a, b = new[i]
-        nxt = new[found[(n_i + 1) % len(found)]][0]
-        ops.append(a)
-        ops += _base_path(ix, base, b, nxt)[:-1]
-    return Cycle(tuple(ops))
-
-
-def _generators(base: DOrder, more: list[tuple[int, int]]) -> np.ndarray:
-    """The non-po generating pairs of ``base``, plus ``more``, flat."""
-    return np.concatenate((base.pairs, flat_pairs(more)))
-
-
-def _base_path(ix: Index, base: DOrder, u: int, v: int) -> list[int]:
-    """A path ``u -> ... -> v`` of ``base`` (``u`` precedes or is ``v``), through the
-    operations that precede ``v`` only (breadth-first)."""
-    if u == v:
-        return [u]
-    clock, proc_of, idx, n = base.clock, ix.proc_of, ix.idx, ix.n
-    cv = clock[v]
-    parent = {u: u}
-    frontier = [u]
-    while frontier and v not in parent:
-        nxt_frontier = []
-        for x in frontier:
-            succ = base.succ.get(x, ())
-            if x + 1 < n and proc_of[x + 1] == proc_of[x]:
-                succ = (*succ, x + 1)
-            for y in succ:
-                if y not in parent and (y == v or idx[y] <= cv[proc_of[y]]):
-                    parent[y] = x
-                    nxt_frontier.append(y)
-        frontier = nxt_frontier
-    if v not in parent:
-        raise AssertionError(f"no path {u}->{v} in the base order")
-    path = [v]
-    while path[-1] != u:
-        path.append(parent[path[-1]])
-    path.reverse()
-    return path
+    add = flat_pairs(new)
+    cycle = cycle_through(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array,
+                          np.concatenate((base.pairs, add)), add[0::2].copy(), add[1::2].copy())
+    if not len(cycle):
+        raise AssertionError("conflict_of on an acyclic relation")
+    return Conflict(cycle_reasons(ix, edges, Cycle(tuple(cycle.tolist()))), edges)
 
 
 def find_cycle(ix: Index, edges: Pairs) -> Cycle:
