@@ -191,6 +191,13 @@ def cycle_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next
     return _cycle(n, start, adj, po_next, indeg)
 
 
+@njit("int64[:, :](int64[:, :], int64)", cache=True)
+def _doubled(rows: np.ndarray, m: int) -> np.ndarray:
+    out = np.empty((2 * rows.shape[0], rows.shape[1]), np.int64)
+    out[:m] = rows[:m]
+    return out
+
+
 VIEW, FORCED, FROM_READ, LEGALITY = 0, 1, 2, 3
 """Kinds of the orderings :func:`view_rules` derives."""
 
@@ -209,16 +216,15 @@ def view_rules(clock: np.ndarray, proc: int, reads: np.ndarray, sources: np.ndar
     process ``wr_proc[e]`` whose writes to ``x`` have the process-order indices
     ``wl[wl_start[e]:wl_start[e + 1]]`` (uids from ``wr_base[e]``).  A read of the initial
     value that a write precedes stops the pass with a single row of kind LEGALITY."""
-    width = 0
-    for x in range(wr_start.shape[0] - 1):
-        width = max(width, wr_start[x + 1] - wr_start[x])
-    out = np.empty((reads.shape[0] * (1 + 2 * width) + 1, 5), np.int64)
+    out = np.empty((reads.shape[0] + 8, 5), np.int64)  # doubled when full
     m = 0
     for t in range(reads.shape[0]):
         r = reads[t]
         w = sources[t]
         x = reg[r]
         if w >= 0 and idx[w] > clock[r, proc_of[w]]:
+            if m == out.shape[0]:
+                out = _doubled(out, m)
             out[m, 0], out[m, 1], out[m, 2], out[m, 3], out[m, 4] = VIEW, w, r, r, w
             m += 1
             continue
@@ -243,6 +249,8 @@ def view_rules(clock: np.ndarray, proc: int, reads: np.ndarray, sources: np.ndar
                     out[0, 0], out[0, 1], out[0, 2], out[0, 3], out[0, 4] = LEGALITY, wp, r, r, -1
                     return out, 1
                 if idx[wp] > clock[w, k]:
+                    if m == out.shape[0]:
+                        out = _doubled(out, m)
                     out[m, 0], out[m, 1], out[m, 2], out[m, 3], out[m, 4] = FORCED, wp, w, r, w
                     m += 1
             if fr:
@@ -260,6 +268,8 @@ def view_rules(clock: np.ndarray, proc: int, reads: np.ndarray, sources: np.ndar
                 if a < hi:
                     wn = base + wl[a]
                     if idx[r] > clock[wn, proc]:
+                        if m == out.shape[0]:
+                            out = _doubled(out, m)
                         out[m, 0], out[m, 1], out[m, 2], out[m, 3], out[m, 4] = FROM_READ, r, wn, r, w
                         m += 1
     return out, m

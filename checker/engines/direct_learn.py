@@ -101,7 +101,7 @@ class Analyser:
             if chain1[0] != chain2[0] or len(chain1) != len(chain2):
                 continue
             rest = base - {g1, g2}
-            for a2 in chain1:
+            for a2 in self._between(chain1, x1, y2):
                 l1, l2 = self._lit(x1, a2), self._lit(a2, y2)
                 if l1 is False or l2 is False:
                     continue
@@ -109,6 +109,22 @@ class Analyser:
                 if extra != {g1, g2}:
                     clauses.append(rest | extra)
         return clauses
+
+    def _between(self, chain: list[int], x: int, y: int) -> list[int]:
+        """The members ``a`` of ``chain`` (one process's, in process order) that the
+        root orders neither before ``x`` nor after ``y``: the others make "``x`` before
+        ``a``" or "``a`` before ``y``" false.  The first kind is a prefix of the chain,
+        the second a suffix (rows of the clocks grow along the process order)."""
+        ix = self.ix
+        if self._root_clock is None:
+            assert self.root_order is not None
+            self._root_clock = self.root_order.clock
+        clock = self._root_clock
+        k = ix.proc_of[chain[0]]
+        lo = bisect_right(chain, ix.base[k] + clock[x][k])  # a precedes or is x
+        ky, iy = ix.proc_of[y], ix.idx[y]
+        hi = bisect_left(chain, iy, lo=lo, key=lambda a: clock[a][ky])  # y precedes or is a
+        return chain[lo:hi]
 
     def _lit(self, x: int, y: int) -> int | bool:
         """"``x`` before ``y``" as a literal, or ``True`` / ``False`` when the root

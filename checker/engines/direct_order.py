@@ -231,32 +231,32 @@ class DOrder:
     the same as lists, made when first read) is the last index of process ``k`` that
     precedes or equals ``b``; ``pairs``: the generating non-po pairs, flat
     (``a0, b0, a1, b1, ...``); ``succ``: the same as successor lists, made when first
-    read.  ``changed``: for an extension, the operations whose rows differ from its
-    base's (``None``: an order computed from scratch)."""
+    read.  Immutable once made."""
 
-    __slots__ = ("array", "pairs", "changed", "_clock", "_base_clock", "_succ")
+    __slots__ = ("array", "pairs", "_clock", "_base", "_succ")
 
-    def __init__(self, array: np.ndarray, pairs: np.ndarray, changed: list[int] | None = None,
-                 base_clock: list[list[int]] | None = None):
+    def __init__(self, array: np.ndarray, pairs: np.ndarray, base: DOrder | None = None):
         self.array = array
         self.pairs = pairs
-        self.changed = changed
         self._clock: list[list[int]] | None = None
-        self._base_clock = base_clock  # the base's rows, when known: only changed rows are converted
+        # an order this one extends whose rows are already lists: only the rows that
+        # differ from its are converted
+        self._base = base if base is not None and base._clock is not None else None
         self._succ: dict[int, list[int]] | None = None
 
     @property
     def clock(self) -> list[list[int]]:
         if self._clock is None:
-            if self._base_clock is not None and self.changed is not None:
-                rows = list(self._base_clock)
+            base = self._base
+            if base is not None:
+                rows = list(base.clock)
                 arr = self.array
-                for u in self.changed:
+                for u in np.flatnonzero((arr != base.array).any(axis=1)).tolist():
                     rows[u] = arr[u].tolist()
                 self._clock = rows
             else:
                 self._clock = self.array.tolist()
-            self._base_clock = None
+            self._base = None
         return self._clock
 
     @property
@@ -268,12 +268,6 @@ class DOrder:
                 succ.setdefault(a, []).append(b)
             self._succ = succ
         return self._succ
-
-    def rebased(self) -> DOrder:
-        """The same order, seen as computed from scratch (``changed`` is None)."""
-        out = DOrder(self.array, self.pairs)
-        out._clock, out._succ = self._clock, self._succ
-        return out
 
     def rank(self) -> list[int]:
         """A topological rank: ``a < b`` implies ``rank[a] < rank[b]``."""
@@ -307,24 +301,21 @@ def full_order(ix: Index, edges: Pairs) -> DOrder | None:
 def extend_order(ix: Index, base: DOrder, new: Pairs) -> DOrder | None:
     """``base`` extended with the pairs ``new``; None on a cycle.  A new pair that
     ``base`` already orders the other way is a cycle at once; when ``base`` already
-    implies every new pair, ``base``'s rows are kept; else the closure of ``base``'s
+    implies every new pair, the result is ``base``; else the closure of ``base``'s
     pairs and ``new`` is computed again (compiled: cheaper than propagating the
-    change in Python), and ``changed`` lists the rows that moved."""
+    change in Python)."""
     add = flat_pairs(new)
     if not len(add):
-        return DOrder(base.array, base.pairs, [], base._clock)
+        return base
     a, b = add[0::2], add[1::2]
     arr = base.array
     if (arr[a, ix.proc_array[b]] >= ix.idx_array[b]).any():
         return None  # some b precedes or equals its a: a cycle
     if (arr[b, ix.proc_array[a]] >= ix.idx_array[a]).all():
-        return DOrder(base.array, base.pairs, [], base._clock)
+        return base
     flat = np.concatenate((base.pairs, add))
     array, cycle = _close(ix, flat)
-    if len(cycle):
-        return None
-    changed = np.flatnonzero((array != arr).any(axis=1)).tolist()
-    return DOrder(array, flat, changed, base._clock)
+    return None if len(cycle) else DOrder(array, flat, base)
 
 
 def redundant(ix: Index, edges: Iterable[tuple[int, int]], order: DOrder) -> set[tuple[int, int]]:
