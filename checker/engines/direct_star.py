@@ -269,6 +269,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     order = _lean(ix, E, order)
     views = [View(v.process, _lean(ix, v.edges, v.order), v.edges) for v in views]
     analyser = Analyser(ix, E, [v.edges for v in views], m.pairs, m.chains, order)
+    own = {v.process: [e for e in v.edges if e not in E] for v in views}  # each view's own root edges
     first: Conflict | None = None
     learned = 0
     with _no_gc(), Solver(name="glucose4", bootstrap_with=m.clauses) as solver:
@@ -278,7 +279,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
             if len(model) < m.count:  # variables in no clause
                 model = model + list(range(len(model) + 1, m.count + 1))
             got = _check(ix, E, order, views, _orientation(m, model), vs, edges, all_operations, budget,
-                         analyser, rank)
+                         analyser, rank, own)
             if isinstance(got, StarSolution):
                 return got
             clauses, conflict = got
@@ -370,7 +371,8 @@ class _Growing:
 
 def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges, vs: Mapping[int, int | None],
            edges: list[_Edge], all_operations: bool, budget: Budget, analyser: Analyser,
-           rank: Mapping[int, int]) -> StarSolution | tuple[list[set[int]], Conflict]:
+           rank: Mapping[int, int], own: Mapping[int, list[tuple[int, int]]]
+           ) -> StarSolution | tuple[list[set[int]], Conflict]:
     """The saturated root with a full orientation ``chosen``: a solution, or the sets of
     literals of the conflicts found, and one of them as a certificate.
 
@@ -408,6 +410,7 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     # order with the whole orientation extends it by the view's own root edges
     common: DOrder | None = star
     based_on: set[int] = set()
+    kept = {e: info for chunk in accepted for e, info in chunk.items()}  # the orientation less dropped
     for v in views:
         grow = _Growing(v)
 
@@ -421,12 +424,13 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
 
         # the whole orientation at once first: one closure when the view has no conflict,
         # and that closure extends the star order's (the view's own root edges are few)
-        whole = {e: info for chunk in accepted for e, info in chunk.items() if info[1] not in dropped}
         if dropped != based_on:
             budget.tick()
             based_on = set(dropped)
-            common = extend_order(ix, order, whole.keys())
-        base = None if common is None else extend_order(ix, common, [e for e in v.edges if e not in E])
+            kept = {e: info for chunk in accepted for e, info in chunk.items() if info[1] not in dropped}
+            common = extend_order(ix, order, kept.keys())
+        whole = dict(kept)
+        base = None if common is None else extend_order(ix, common, own[v.process])
         c = grow.attempt(ix, whole, vs, budget, trail, base)
         if c is not None:
             learn(c, whole)
