@@ -2,9 +2,10 @@
 sets (each forced ordering carries the reason that forced it), closures, paths and
 cycles turned into certificates, and the search budget.
 
-Every order the direct engine builds contains the process order, so it is closed with
-:func:`fisheye.spec.order.close` (vector clocks: ``clock[b][k]`` is the last index of
-process ``k`` that precedes or equals ``b``).
+Every order the direct engine builds contains the process order; it is closed as
+:func:`fisheye.spec.order.close` does (vector clocks: ``clock[b][k]`` is the last index
+of process ``k`` that precedes or equals ``b``), in compiled code
+(:mod:`.closure_kernel`).
 """
 
 from __future__ import annotations
@@ -230,10 +231,9 @@ class DOrder:
     """``closure(po ∪ pairs)`` as vector clocks: ``array[b, k]`` (and ``clock[b][k]``,
     the same as lists, made when first read) is the last index of process ``k`` that
     precedes or equals ``b``; ``pairs``: the generating non-po pairs, flat
-    (``a0, b0, a1, b1, ...``); ``succ``: the same as successor lists, made when first
-    read.  Immutable once made."""
+    (``a0, b0, a1, b1, ...``).  Immutable once made."""
 
-    __slots__ = ("array", "pairs", "_clock", "_base", "_succ")
+    __slots__ = ("array", "pairs", "_clock", "_base")
 
     def __init__(self, array: np.ndarray, pairs: np.ndarray, base: DOrder | None = None):
         self.array = array
@@ -242,7 +242,6 @@ class DOrder:
         # an order this one extends whose rows are already lists: only the rows that
         # differ from its are converted
         self._base = base if base is not None and base._clock is not None else None
-        self._succ: dict[int, list[int]] | None = None
 
     @property
     def clock(self) -> list[list[int]]:
@@ -258,16 +257,6 @@ class DOrder:
                 self._clock = self.array.tolist()
             self._base = None
         return self._clock
-
-    @property
-    def succ(self) -> dict[int, list[int]]:
-        if self._succ is None:
-            succ: dict[int, list[int]] = {}
-            flat = self.pairs.tolist()
-            for a, b in zip(flat[::2], flat[1::2], strict=True):
-                succ.setdefault(a, []).append(b)
-            self._succ = succ
-        return self._succ
 
     def rank(self) -> list[int]:
         """A topological rank: ``a < b`` implies ``rank[a] < rank[b]``."""
