@@ -26,7 +26,6 @@ read-from map, cc is decided by one saturation per process: polynomial.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -107,26 +106,25 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
 
 
 def build_view(ix: Index, view: View) -> tuple[int, ...]:
-    """The greedy construction above: ``S_i`` as a tuple of uids."""
+    """The greedy construction above: ``S_i`` as a tuple of uids.  Each write of
+    another process goes into the batch of the first own operation it precedes (a
+    bisection of that operation's column of clocks, which grows along the process
+    order), batches in process order, each in the order of a topological rank."""
     k_i = view.process
-    clock = view.order.clock
-    rank = view.order.rank()
-    mine = range(ix.base[k_i], ix.base[k_i] + ix.length[k_i])
-    cols = [[clock[o][k] for o in mine] for k in range(ix.P)]
-    nmine = len(mine)
-    keyed: list[tuple[int, int, int]] = []
-    for u in mine:
-        keyed.append((ix.idx[u], rank[u], u))
+    arr = view.order.array
+    rank = arr.sum(axis=1)
+    lo, m = ix.base[k_i], ix.length[k_i]
+    batches = [np.arange(m, dtype=np.int64)]
+    uids = [np.arange(lo, lo + m, dtype=np.int64)]
     for k in range(ix.P):
-        if k == k_i:
+        if k == k_i or not ix.wlist[k]:
             continue
-        col = cols[k]
-        for i in ix.wlist[k]:
-            u = ix.base[k] + i
-            j = bisect_left(col, i) if nmine else 0
-            keyed.append((j, rank[u], u))
-    keyed.sort()
-    return tuple(u for _, _, u in keyed)
+        writes = np.array(ix.wlist[k], np.int64)
+        batches.append(np.searchsorted(arr[lo:lo + m, k], writes, side="left") if m
+                       else np.zeros(len(writes), np.int64))
+        uids.append(ix.base[k] + writes)
+    batch, uid = np.concatenate(batches), np.concatenate(uids)
+    return tuple(uid[np.lexsort((uid, rank[uid], batch))].tolist())
 
 
 def check_views(ix: Index, edges: Edges, vs: Mapping[int, int | None], budget: Budget,
