@@ -363,3 +363,19 @@ def test_the_compiled_premise_path_is_a_path_with_fewest_late_edges(rng: random.
     assert path[0] == u and path[-1] == v
     assert all((a, b) in cost for a, b in zip(path, path[1:], strict=False))
     assert sum(cost[(a, b)] for a, b in zip(path, path[1:], strict=False)) == best[v]
+
+
+def test_the_compiled_kernels_work_where_numba_can_write_no_cache() -> None:
+    """Where numba finds no writable cache directory (here: no locator allowed but the
+    one for zip archives, which does not apply), the kernels are compiled in memory and a
+    check still decides, instead of the import failing."""
+    import os
+
+    env = {**os.environ, "NUMBA_CACHE_LOCATOR_CLASSES": "ZipCacheLocator"}
+    code = ("from fisheye.spec.history import History\n"
+            "from fisheye.checker.engines.direct import check\n"
+            "h = History.build({'p': [['w', 'X', 1], ['r', 'X', 2]], 'q': [['w', 'X', 2], ['r', 'X', 1]]})\n"
+            "print(check(h, 'cc').verdict.value, check(h, 'sc').verdict.value)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["consistent", "violation"]

@@ -13,20 +13,36 @@ with): the same successor order (the pairs in the order given, then process orde
 the same start (the smallest such operation first).
 
 Compiled with numba (when the module is first imported, then cached on disk; later
-imports load the machine code, about 0.2 s): the search computes
+imports load the machine code, about 0.2 s; :func:`_compiled`): the search computes
 thousands of closures per check, and in Python each costs a few milliseconds at a
 thousand operations.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 from numba import njit
 
 
-# explicit signatures: compiled (or loaded from the cache) when the module is imported,
-# not at the first closure of the first check
-@njit("Tuple((int64[:], int64[:]))(int64, int64[:])", cache=True)
+def _compiled(signature: str) -> Callable[[Any], Any]:
+    """Compile with an explicit signature (so when the module is imported, not at the
+    first closure of the first check), cached on disk; where numba finds no writable
+    cache directory (neither beside this module nor in the user's cache), compiled in
+    memory at every import instead of failing."""
+
+    def wrap(function: Any) -> Any:
+        try:
+            return njit(signature, cache=True)(function)
+        except RuntimeError:  # numba: "cannot cache function ...: no locator available"
+            return njit(signature)(function)
+
+    return wrap
+
+
+@_compiled("Tuple((int64[:], int64[:]))(int64, int64[:])")
 def _adjacency(n: int, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Successor lists in compressed form (``adj[start[u]:start[u + 1]]``), each in the
     order the pairs were given (``flat``: ``a0, b0, a1, b1, ...``)."""
@@ -45,7 +61,7 @@ def _adjacency(n: int, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return start, adj
 
 
-@njit("int64[:](int64, int64[:], int64[:], boolean[:], int64[:])", cache=True)
+@_compiled("int64[:](int64, int64[:], int64[:], boolean[:], int64[:])")
 def _cycle(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.ndarray, indeg: np.ndarray) -> np.ndarray:
     """A simple cycle among the operations Kahn's algorithm left (``indeg > 0``):
     iterative depth-first search from the smallest, successors in order."""
@@ -84,9 +100,8 @@ def _cycle(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.ndarray, inde
     return np.empty(0, np.int64)
 
 
-@njit("Tuple((int64[:, :], int64[:], int64))"
-      "(int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:])",
-      cache=True)
+@_compiled("Tuple((int64[:, :], int64[:], int64))"
+           "(int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:])")
 def _kahn(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray, start: np.ndarray,
           adj: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """Kahn's algorithm pushing clocks along the edges: ``(clock, indeg, placed)``; the
@@ -125,7 +140,7 @@ def _kahn(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.nda
     return clock, indeg, placed
 
 
-@njit("Tuple((int64[:, :], int64[:]))(int64, int64, int64[:], int64[:], boolean[:], int64[:])", cache=True)
+@_compiled("Tuple((int64[:, :], int64[:]))(int64, int64, int64[:], int64[:], boolean[:], int64[:])")
 def closure(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,
             flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(clock, cycle)``: the clocks of ``closure(po ∪ pairs)`` and an empty cycle, or
@@ -138,7 +153,7 @@ def closure(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.n
     return clock, _cycle(n, start, adj, po_next, indeg)
 
 
-@njit("int64[:](int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:])", cache=True)
+@_compiled("int64[:](int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:])")
 def cycle_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,
                   flat: np.ndarray, new_src: np.ndarray, new_dst: np.ndarray) -> np.ndarray:
     """A cycle of ``po ∪ pairs`` (``flat``) through one of the pairs ``new_src[i] ->
@@ -191,7 +206,7 @@ def cycle_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next
     return _cycle(n, start, adj, po_next, indeg)
 
 
-@njit("int64[:, :](int64[:, :], int64)", cache=True)
+@_compiled("int64[:, :](int64[:, :], int64)")
 def _doubled(rows: np.ndarray, m: int) -> np.ndarray:
     out = np.empty((2 * rows.shape[0], rows.shape[1]), np.int64)
     out[:m] = rows[:m]
@@ -202,8 +217,8 @@ VIEW, FORCED, FROM_READ, LEGALITY = 0, 1, 2, 3
 """Kinds of the orderings :func:`view_rules` derives."""
 
 
-@njit("Tuple((int64[:, :], int64))(int64[:, :], int64, int64[:], int64[:], int64[:], int64[:], int64[:], "
-      "int64[:], int64[:], int64[:], int64[:], int64[:], boolean)", cache=True)
+@_compiled("Tuple((int64[:, :], int64))(int64[:, :], int64, int64[:], int64[:], int64[:], int64[:], "
+           "int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], boolean)")
 def view_rules(clock: np.ndarray, proc: int, reads: np.ndarray, sources: np.ndarray, reg: np.ndarray,
                proc_of: np.ndarray, idx: np.ndarray, wr_start: np.ndarray, wr_proc: np.ndarray,
                wr_base: np.ndarray, wl_start: np.ndarray, wl: np.ndarray, from_read: bool
@@ -275,8 +290,8 @@ def view_rules(clock: np.ndarray, proc: int, reads: np.ndarray, sources: np.ndar
     return out, m
 
 
-@njit("int64[:](int64, boolean[:], int64[:], int64[:], int64[:], int64[:], int64[:], int64, int64, int64)",
-      cache=True)
+@_compiled("int64[:](int64, boolean[:], int64[:], int64[:], int64[:], int64[:], int64[:], "
+           "int64, int64, int64)")
 def premise_path(n: int, po_next: np.ndarray, root_start: np.ndarray, root_adj: np.ndarray,
                  late_src: np.ndarray, late_dst: np.ndarray, late_stamp: np.ndarray, t: int, u: int, v: int
                  ) -> np.ndarray:
