@@ -41,6 +41,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
 
+import numpy as np
+
 from fisheye.spec.graph import ProximityGraph
 
 from ..result import Reason
@@ -96,31 +98,31 @@ def _edges_of(ix: Index, graph: ProximityGraph, all_operations: bool) -> list[_E
 
 def _forced_star(ix: Index, star: DOrder, views: list[View], edges: list[_Edge],
                  all_operations: bool) -> Edges:
+    """The star pairs the views force (module docstring): for each member ``b`` of an
+    ``M_pq`` in a view's scope, the last member ``a`` of the other process that precedes
+    ``b`` in the view's order (a bisection of ``b``'s clock entry), when the star order
+    does not order them yet.  Read off the clock arrays, a member list at a time."""
     new: Edges = {}
+    star_arr = star.array
+    what = "operations" if all_operations else "writes"
     for v in views:
         i = v.process
-        clock = v.order.clock
+        arr = v.order.array
         name = f"S_{ix.procs[i]}"
-        what = "operations" if all_operations else "writes"
         for e in edges:
             lists = {k: (e.alls[k] if (all_operations and k == i) else e.writes[k]) for k in (e.p, e.q)}
-            for k_b in (e.p, e.q):
-                for ib in lists[k_b]:
-                    b = ix.base[k_b] + ib
-                    cb = clock[b]
-                    for k in (e.p, e.q):
-                        if k == k_b:
-                            continue  # process order, already in the star order
-                        lst = lists[k]
-                        j = bisect_right(lst, cb[k]) - 1
-                        if j < 0:
-                            continue
-                        a = ix.base[k] + lst[j]
-                        if ix.idx[a] <= star.clock[b][k] or (a, b) in new:
-                            continue
-                        new[(a, b)] = ("edge", name, ix.procs[e.p], ix.procs[e.q], what)
+            for k_b, k in ((e.p, e.q), (e.q, e.p)):
+                if not lists[k_b] or not lists[k]:
+                    continue
+                b = ix.base[k_b] + np.array(lists[k_b], np.int64)
+                lst = np.array(lists[k], np.int64)
+                j = np.searchsorted(lst, arr[b, k], side="right") - 1
+                a = ix.base[k] + lst[np.maximum(j, 0)]
+                keep = (j >= 0) & (a - ix.base[k] > star_arr[b, k])  # a does not yet precede b
+                for x, y in zip(a[keep].tolist(), b[keep].tolist(), strict=True):
+                    if (x, y) not in new:
+                        new[(x, y)] = ("edge", name, ix.procs[e.p], ix.procs[e.q], what)
     return new
-
 
 
 def _guess(ix: Index, star: DOrder, E: Edges, views: list[View]) -> DOrder:
