@@ -43,7 +43,7 @@ def _compiled(signature: str) -> Callable[[Any], Any]:
 
 
 @_compiled("Tuple((int64[:], int64[:]))(int64, int64[:])")
-def _adjacency(n: int, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def adjacency(n: int, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Successor lists in compressed form (``adj[start[u]:start[u + 1]]``), each in the
     order the pairs were given (``flat``: ``a0, b0, a1, b1, ...``)."""
     m = flat.shape[0] // 2
@@ -146,7 +146,7 @@ def closure(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.n
     """``(clock, cycle)``: the clocks of ``closure(po ∪ pairs)`` and an empty cycle, or
     (when there is a cycle) unspecified clocks and the operations of one cycle in order.
     ``width``: the number of processes; ``po_next`` has ``n`` entries (the last False)."""
-    start, adj = _adjacency(n, flat)
+    start, adj = adjacency(n, flat)
     clock, indeg, placed = _kahn(n, width, proc, idx, po_next, start, adj)
     if placed == n:
         return clock, np.empty(0, np.int64)
@@ -160,7 +160,7 @@ def cycle_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next
     new_dst[i]`` (added to an acyclic relation), as short as a breadth-first search
     among the operations Kahn's algorithm leaves makes it: the first new pair, in the
     order given, whose end reaches back to its start; empty when acyclic."""
-    start, adj = _adjacency(n, flat)
+    start, adj = adjacency(n, flat)
     _, indeg, placed = _kahn(n, width, proc, idx, po_next, start, adj)
     if placed == n:
         return np.empty(0, np.int64)

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .direct_order import STAR, Conflict, DOrder, Edges, Index, Trail
+from .direct_order import STAR, Conflict, DOrder, Edges, Index, Trail, flat_pairs
 
 
 class Analyser:
@@ -280,31 +280,16 @@ class Analyser:
         edges, process order and edges of stamp below ``t`` (fewest non-root edges:
         0-1 breadth-first search, compiled: :func:`.closure_kernel.premise_path`).  A
         view respects the star order: its paths may use the star order's edges too."""
-        from .closure_kernel import premise_path
+        from .closure_kernel import adjacency, premise_path
 
         if u == v:
             return [u]
         ix = self.ix
         root = self._root_csr.get(g)
         if root is None:
-            root = self._root_csr[g] = _csr(ix.n, self.root[g])
+            root = self._root_csr[g] = adjacency(ix.n, flat_pairs(self.root[g]))
         late = trail.arrays((g,) if g == STAR else (g, STAR))
         path = premise_path(ix.n, ix.po_next_array, *root, *late, t, u, v)
         if not len(path):
             raise AssertionError(f"no premise path {u}->{v} in graph {g} before stamp {t}")
         return path.tolist()
-
-
-def _csr(n: int, edges: Edges) -> tuple[np.ndarray, np.ndarray]:
-    """Successor lists of ``edges`` in compressed form, each in the order of ``edges``."""
-    start = [0] * (n + 1)
-    for a, _ in edges:
-        start[a + 1] += 1
-    for x in range(n):
-        start[x + 1] += start[x]
-    fill = start[:-1]
-    adj = [0] * len(edges)
-    for a, b in edges:
-        adj[fill[a]] = b
-        fill[a] += 1
-    return np.array(start, np.int64), np.array(adj, np.int64)

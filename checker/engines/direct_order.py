@@ -95,36 +95,31 @@ class Trail:
     back.  Every batch of edges gets the next stamp; an edge keeps its first stamp and
     reason.  A batch is computed from the closure of the edges of smaller stamps."""
 
-    __slots__ = ("stamp", "born", "flat", "_arrays")
+    __slots__ = ("stamp", "born", "_arrays")
 
     def __init__(self) -> None:
         self.stamp = 0
         self.born: dict[int, dict[tuple[int, int], tuple[int, Info]]] = {}
-        # per graph: the edges of born in the order they came, as (sources, targets,
-        # stamps) (the compiled search of premise paths reads them)
-        self.flat: dict[int, tuple[list[int], list[int], list[int]]] = {}
         self._arrays: tuple[tuple[int, ...], tuple[np.ndarray, ...]] | None = None
 
     def arrays(self, graphs: tuple[int, ...]) -> tuple[np.ndarray, ...]:
-        """(sources, targets, stamps) of the edges of ``graphs``, one graph after the
-        other, as arrays (the last asked is kept while the trail does not grow)."""
-        lists = [self.flat.get(g, ([], [], [])) for g in graphs]
-        key = (*graphs, *(len(x[0]) for x in lists))
+        """(sources, targets, stamps) of the edges born in ``graphs``, one graph after
+        the other, each in the order they came, as arrays (the compiled search of
+        premise paths reads them; the last asked is kept while the trail does not grow)."""
+        borns = [self.born.get(g, {}) for g in graphs]
+        key = (*graphs, *map(len, borns))
         if self._arrays is None or self._arrays[0] != key:
-            self._arrays = key, tuple(np.array([y for x in lists for y in x[i]], np.int64) for i in range(3))
+            flat = [(a, b, t) for born in borns for (a, b), (t, _) in born.items()]
+            self._arrays = key, tuple(np.array([x[i] for x in flat], np.int64).reshape(-1) for i in range(3))
         return self._arrays[1]
 
     def add(self, graph: int, new: Mapping[tuple[int, int], Info]) -> None:
         t = self.stamp
         self.stamp += 1
         born = self.born.setdefault(graph, {})
-        src, dst, stamp = self.flat.setdefault(graph, ([], [], []))
         for e, info in new.items():
             if e not in born:
                 born[e] = (t, info)
-                src.append(e[0])
-                dst.append(e[1])
-                stamp.append(t)
 
 
 STAR = -1
