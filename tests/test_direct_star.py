@@ -182,15 +182,17 @@ def test_a_view_resumed_from_the_star_order_has_the_closure_from_scratch(
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
-@given(st.randoms(use_true_random=False), st.booleans())
-def test_the_compiled_view_rules_derive_what_the_rules_say(rng: random.Random, from_read: bool) -> None:
+@given(st.randoms(use_true_random=False), st.booleans(), st.booleans())
+def test_the_compiled_view_rules_derive_what_the_rules_say(rng: random.Random, from_read: bool,
+                                                           initial: bool) -> None:
     """One pass of the compiled saturation rules (``closure_kernel.view_rules``) against
     the rules written out over every pair of operations (:mod:`.direct_cc`): for a read
     ``r`` of the view with source ``w``, ``w -> r`` when ``w`` does not precede ``r``;
     else the last write ``w'`` of each writer that precedes ``r`` must precede ``w``
     (or, for the initial value, is a violation); with ``from_read``, ``r`` must precede
-    the first write of each writer that ``w`` precedes."""
-    from fisheye.checker.engines.closure_kernel import FORCED, FROM_READ, LEGALITY, VIEW, view_rules
+    the first write of each writer that ``w`` precedes; with ``initial`` (sc), a read of
+    the initial value must precede the first write of each writer."""
+    from fisheye.checker.engines.closure_kernel import FORCED, FROM_READ, INITIAL, LEGALITY, VIEW, view_rules
     from fisheye.checker.engines.direct_order import Index, full_order
 
     k = rng.randint(2, 4)
@@ -204,9 +206,9 @@ def test_the_compiled_view_rules_derive_what_the_rules_say(rng: random.Random, f
     proc = rng.randrange(ix.P)
     reads = [r for r in ix.reads_of[proc]]
     sources = {r: rng.choice(ix.cands[r]) if ix.cands[r] else None for r in reads}
-    rows, m = view_rules(order.array, proc, np.array(reads, np.int64),
+    rows, m = view_rules(order.array, np.array(reads, np.int64),
                          np.array([-1 if sources[r] is None else sources[r] for r in reads], np.int64),
-                         ix.reg_array, ix.proc_array, ix.idx_array, *ix.writer_arrays, from_read)
+                         ix.reg_array, ix.proc_array, ix.idx_array, *ix.writer_arrays, from_read, initial)
     got = {tuple(row) for row in rows[:m].tolist()}
     want: set[tuple[int, ...]] = set()
     for r in reads:
@@ -217,6 +219,8 @@ def test_the_compiled_view_rules_derive_what_the_rules_say(rng: random.Random, f
         for k in range(ix.P):
             mine = [u for u in range(n) if ix.proc_of[u] == k and ix.is_write[u] and ix.reg[u] == ix.reg[r]]
             prior = [u for u in mine if before[u][r]]
+            if initial and w is None and mine and not prior and not before[r][mine[0]]:
+                want.add((INITIAL, r, mine[0], r, -1))
             if prior and prior[-1] != w:
                 if w is None:
                     assert got == {(LEGALITY, prior[-1], r, r, -1)} or any(g[0] == LEGALITY for g in got)

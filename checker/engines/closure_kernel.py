@@ -213,24 +213,27 @@ def _doubled(rows: np.ndarray, m: int) -> np.ndarray:
     return out
 
 
-VIEW, FORCED, FROM_READ, LEGALITY = 0, 1, 2, 3
+VIEW, FORCED, FROM_READ, LEGALITY, INITIAL = 0, 1, 2, 3, 4
 """Kinds of the orderings :func:`view_rules` derives."""
 
 
-@_compiled("Tuple((int64[:, :], int64))(int64[:, :], int64, int64[:], int64[:], int64[:], int64[:], "
-           "int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], boolean)")
-def view_rules(clock: np.ndarray, proc: int, reads: np.ndarray, sources: np.ndarray, reg: np.ndarray,
+@_compiled("Tuple((int64[:, :], int64))(int64[:, :], int64[:], int64[:], int64[:], int64[:], "
+           "int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], boolean, boolean)")
+def view_rules(clock: np.ndarray, reads: np.ndarray, sources: np.ndarray, reg: np.ndarray,
                proc_of: np.ndarray, idx: np.ndarray, wr_start: np.ndarray, wr_proc: np.ndarray,
-               wr_base: np.ndarray, wl_start: np.ndarray, wl: np.ndarray, from_read: bool
-               ) -> tuple[np.ndarray, int]:
-    """One pass of the saturation rules of the view of process ``proc`` (the module
-    docstring of :mod:`.direct_cc`) on the closure ``clock``: rows ``(kind, a, b, r, w)``
-    of the orderings ``a -> b`` it forces that ``clock`` lacks, and how many.  ``reads``
-    and ``sources``: the view's reads and their view sources (-1: the initial value);
-    the writers of register ``x`` are the entries ``wr_start[x]:wr_start[x + 1]``, each a
-    process ``wr_proc[e]`` whose writes to ``x`` have the process-order indices
-    ``wl[wl_start[e]:wl_start[e + 1]]`` (uids from ``wr_base[e]``).  A read of the initial
-    value that a write precedes stops the pass with a single row of kind LEGALITY."""
+               wr_base: np.ndarray, wl_start: np.ndarray, wl: np.ndarray, from_read: bool,
+               initial: bool) -> tuple[np.ndarray, int]:
+    """One pass of the saturation rules of a view (the module docstring of
+    :mod:`.direct_cc`), or of the one sequence of sc (:mod:`.direct_sc`), on the
+    closure ``clock``: rows ``(kind, a, b, r, w)`` of the orderings ``a -> b`` it forces
+    that ``clock`` lacks, and how many.  ``reads`` and ``sources``: the reads and their
+    sources in the view (-1: the initial value); the writers of register ``x`` are the
+    entries ``wr_start[x]:wr_start[x + 1]``, each a process ``wr_proc[e]`` whose writes to
+    ``x`` have the process-order indices ``wl[wl_start[e]:wl_start[e + 1]]`` (uids from
+    ``wr_base[e]``).  ``from_read``: a read precedes the first write of each writer that
+    its source precedes; ``initial``: a read of the initial value precedes the first
+    write of each writer (sc's third rule).  A read of the initial value that a write
+    precedes stops the pass with a single row of kind LEGALITY."""
     out = np.empty((reads.shape[0] + 8, 5), np.int64)  # doubled when full
     m = 0
     for t in range(reads.shape[0]):
@@ -259,6 +262,11 @@ def view_rules(clock: np.ndarray, proc: int, reads: np.ndarray, sources: np.ndar
                     b = mid
             j = a - 1
             wp = base + wl[j] if j >= lo else w
+            if initial and w < 0 and j < lo and lo < hi and idx[r] > clock[base + wl[lo], proc_of[r]]:
+                if m == out.shape[0]:
+                    out = _doubled(out, m)
+                out[m, 0], out[m, 1], out[m, 2], out[m, 3], out[m, 4] = INITIAL, r, base + wl[lo], r, -1
+                m += 1
             if wp != w:
                 if w < 0:
                     out[0, 0], out[0, 1], out[0, 2], out[0, 3], out[0, 4] = LEGALITY, wp, r, r, -1
@@ -282,7 +290,7 @@ def view_rules(clock: np.ndarray, proc: int, reads: np.ndarray, sources: np.ndar
                     a += 1
                 if a < hi:
                     wn = base + wl[a]
-                    if idx[r] > clock[wn, proc]:
+                    if idx[r] > clock[wn, proc_of[r]]:
                         if m == out.shape[0]:
                             out = _doubled(out, m)
                         out[m, 0], out[m, 1], out[m, 2], out[m, 3], out[m, 4] = FROM_READ, r, wn, r, w

@@ -64,40 +64,48 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
     the register after ``vs(r)`` must follow ``r``; the star search uses it to force
     more pairs.  ``trail`` records the batches of forced orderings (conflict analysis).
     ``resume``: ``edges`` is the caller's own dict, grown in place (the caller undoes
-    the growth on a conflict).  Each pass of the rules is compiled
-    (:func:`.closure_kernel.view_rules`); the orderings it derives are added as one
-    batch and the order closed again, until a pass derives nothing."""
-    from .closure_kernel import FORCED, LEGALITY, VIEW, view_rules  # numba: loaded when first needed
-
+    the growth on a conflict)."""
     E: Edges = edges if resume else dict(edges)
     if initial is None:
         initial = _closed_or_conflict(ix, E, budget)
         if isinstance(initial, Conflict):
             return initial
-    order = initial
-    name = f"S_{ix.procs[proc]}"
-    mine = [r for r in ix.reads_of[proc] if r in vs]
-    reads = np.array(mine, np.int64)
-    sources = np.array([-1 if vs[r] is None else vs[r] for r in mine], np.int64)
+    got = saturate_reads(ix, E, initial, [r for r in ix.reads_of[proc] if r in vs], vs, f"S_{ix.procs[proc]}",
+                         budget, from_read=from_read, trail=trail, graph=proc)
+    return got if isinstance(got, Conflict) else View(proc, got, E)
+
+
+def saturate_reads(ix: Index, E: Edges, order: DOrder, reads: list[int], sources: Mapping[int, int | None],
+                   name: str, budget: Budget, *, from_read: bool, initial: bool = False,
+                   trail: Trail | None = None, graph: int = 0) -> DOrder | Conflict:
+    """The saturation loop of one sequence ``name`` (a view ``S_i``, or sc's ``S``) on
+    the closure ``order`` of ``E``, over ``reads`` returning the values of
+    ``sources``: each pass of the rules is compiled (:func:`.closure_kernel.view_rules`;
+    ``initial``: sc's rule for reads of the initial value), the orderings it derives are
+    added to ``E`` (in place) as one batch, recorded in ``trail`` under ``graph``, and
+    the order closed again, until a pass derives nothing."""
+    from .closure_kernel import FORCED, INITIAL, LEGALITY, VIEW, view_rules  # numba: loaded when first needed
+
+    rs = np.array(reads, np.int64)
+    src = np.array([-1 if sources[r] is None else sources[r] for r in reads], np.int64)
     while True:
-        rows, m = view_rules(order.array, proc, reads, sources, ix.reg_array, ix.proc_array, ix.idx_array,
-                             *ix.writer_arrays, from_read)
+        rows, m = view_rules(order.array, rs, src, ix.reg_array, ix.proc_array, ix.idx_array,
+                             *ix.writer_arrays, from_read, initial)
         if not m:
-            return View(proc, order, E)
+            return order
         found = rows[:m]
         if found[0, 0] == LEGALITY:
             wp, r = int(found[0, 1]), int(found[0, 2])
-            x = ix.reg[r]
             return Conflict(path_reasons(ix, E, wp, r) + (Reason(
-                f"{ix.label(r)} returns the initial value of {x}, but {ix.label(wp)} "
+                f"{ix.label(r)} returns the initial value of {ix.reg[r]}, but {ix.label(wp)} "
                 f"precedes it, so {name} cannot be legal", "legality", (wp, r)),), E)
         new: Edges = {}
         for kind, a, b, r, w in found.tolist():
             new[(a, b)] = (("view", name) if kind == VIEW else ("forced", name, r) if kind == FORCED
-                           else ("fr", name, r, w))
+                           else ("init", name) if kind == INITIAL else ("fr", name, r, w))
         E.update(new)
         if trail is not None:
-            trail.add(proc, new)
+            trail.add(graph, new)
         budget.tick()
         got = extend_order(ix, order, found[:, 1:3].ravel())
         if got is None:

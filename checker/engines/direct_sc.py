@@ -19,10 +19,9 @@ pair as in one topological order.  Memoisation: closures already refuted are ski
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Mapping
 
-from ..result import Reason
+from .direct_cc import saturate_reads
 from .direct_order import (
     Budget,
     BudgetExhausted,
@@ -36,7 +35,6 @@ from .direct_order import (
     fair_topo,
     full_order,
     order_key,
-    path_reasons,
 )
 from .direct_order import (
     conflict_choice as _conflict_choice,
@@ -46,52 +44,16 @@ from .direct_sc_states import solve_sc_states
 
 def _saturate(ix: Index, E: Edges, order: DOrder | None, added: Edges, rf: Mapping[int, int | None],
               budget: Budget) -> tuple[DOrder, Edges] | Conflict:
-    """Saturate ``E ∪ added``; ``order`` is the closure of ``E`` when known."""
+    """Saturate ``E ∪ added`` with the three rules above (the same compiled passes as
+    a view's, over every read, :func:`.direct_cc.saturate_reads`); ``order`` is the
+    closure of ``E`` when known."""
     E = {**E, **added}
     budget.tick()
     got = full_order(ix, E.keys()) if order is None else extend_order(ix, order, added.keys())
-    while True:
-        if got is None:
-            return conflict_of(ix, E)
-        clock = got.clock
-        new: Edges = {}
-        for r, w in rf.items():
-            x = ix.reg[r]
-            c = clock[r]
-            for k in range(ix.P):
-                lst = ix.xw.get((k, x))
-                if not lst:
-                    continue
-                base = ix.base[k]
-                if w is None:
-                    first = base + lst[0]
-                    if ix.idx[first] <= c[k]:
-                        return Conflict(path_reasons(ix, E, first, r) + (Reason(
-                            f"{ix.label(r)} returns the initial value of {x}, but {ix.label(first)} "
-                            f"precedes it, so S cannot be legal", "legality", (first, r)),))
-                    if ix.idx[r] > clock[first][ix.proc_of[r]]:
-                        new[(r, first)] = ("init", "S")
-                    continue
-                # rule 1: the last write to x of k before r must precede w
-                j = bisect_left(lst, c[k] + 1) - 1
-                if j >= 0:
-                    wp = base + lst[j]
-                    if wp != w and ix.idx[wp] > clock[w][k]:
-                        new[(wp, w)] = ("forced", "S", r)
-                # rule 2: the first write to x of k after w must follow r
-                pw, iw = ix.proc_of[w], ix.idx[w]
-                j = bisect_left(lst, iw, key=lambda i, b=base, pw=pw: clock[b + i][pw])
-                if j < len(lst) and base + lst[j] == w:
-                    j += 1
-                if j < len(lst):
-                    wn = base + lst[j]
-                    if ix.idx[r] > clock[wn][ix.proc_of[r]]:
-                        new[(r, wn)] = ("fr", "S", r, w)
-        if not new:
-            return got, E
-        E.update(new)
-        budget.tick()
-        got = extend_order(ix, got, new.keys())
+    if got is None:
+        return conflict_of(ix, E)
+    sat = saturate_reads(ix, E, got, list(rf), rf, "S", budget, from_read=True, initial=True)
+    return sat if isinstance(sat, Conflict) else (sat, E)
 
 
 def _sequence(order: DOrder) -> tuple[int, ...]:
