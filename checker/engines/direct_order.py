@@ -11,6 +11,7 @@ of process ``k`` that precedes or equals ``b``), in compiled code
 from __future__ import annotations
 
 import time
+from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -95,31 +96,43 @@ class Trail:
     back.  Every batch of edges gets the next stamp; an edge keeps its first stamp and
     reason.  A batch is computed from the closure of the edges of smaller stamps."""
 
-    __slots__ = ("stamp", "born", "_arrays")
+    __slots__ = ("stamp", "born", "_cols", "_arrays")
 
     def __init__(self) -> None:
         self.stamp = 0
         self.born: dict[int, dict[tuple[int, int], tuple[int, Info]]] = {}
+        # per graph, the same edges as three growing columns (source, target, stamp)
+        self._cols: dict[int, tuple[array, array, array]] = {}
         self._arrays: tuple[tuple[int, ...], tuple[np.ndarray, ...]] | None = None
 
     def arrays(self, graphs: tuple[int, ...]) -> tuple[np.ndarray, ...]:
         """(sources, targets, stamps) of the edges born in ``graphs``, one graph after
         the other, each in the order they came, as arrays (the compiled search of
         premise paths reads them; the last asked is kept while the trail does not grow)."""
-        borns = [self.born.get(g, {}) for g in graphs]
-        key = (*graphs, *map(len, borns))
+        cols = [self._cols.get(g, _NO_COLUMNS) for g in graphs]
+        key = (*graphs, *(len(c[0]) for c in cols))
         if self._arrays is None or self._arrays[0] != key:
-            flat = [(a, b, t) for born in borns for (a, b), (t, _) in born.items()]
-            self._arrays = key, tuple(np.array([x[i] for x in flat], np.int64).reshape(-1) for i in range(3))
+            self._arrays = key, tuple(
+                np.concatenate([np.frombuffer(c[i], np.int64) for c in cols]) for i in range(3))
         return self._arrays[1]
 
     def add(self, graph: int, new: Mapping[tuple[int, int], Info]) -> None:
         t = self.stamp
         self.stamp += 1
         born = self.born.setdefault(graph, {})
+        cols = self._cols.get(graph)
+        if cols is None:
+            cols = self._cols[graph] = (array("q"), array("q"), array("q"))
+        src, dst, stamps = cols
         for e, info in new.items():
             if e not in born:
                 born[e] = (t, info)
+                src.append(e[0])
+                dst.append(e[1])
+                stamps.append(t)
+
+
+_NO_COLUMNS = (array("q"), array("q"), array("q"))
 
 
 STAR = -1
