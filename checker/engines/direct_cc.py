@@ -60,9 +60,11 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
                   resume: bool = False) -> View | Conflict:
     """Saturate ``closure(po ∪ edges)`` with the forced orderings of the view of
     process ``proc``.  ``initial``, when given, is that closure already computed.
-    ``from_read`` adds the (sound, not needed for completeness) rule: a write ``w'`` to
-    the register after ``vs(r)`` must follow ``r``; the star search uses it to force
-    more pairs.  ``trail`` records the batches of forced orderings (conflict analysis).
+    ``from_read`` adds the (sound, not needed for completeness) rules: a write ``w'`` to
+    the register after ``vs(r)`` must follow ``r``, and every write to the register must
+    follow a read of its initial value (the view holds every write, and none may come
+    between the initial value and the read); the star search uses them to force more
+    pairs.  ``trail`` records the batches of forced orderings (conflict analysis).
     ``resume``: ``edges`` is the caller's own dict, grown in place (the caller undoes
     the growth on a conflict)."""
     E: Edges = edges if resume else dict(edges)
@@ -71,7 +73,7 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
         if isinstance(initial, Conflict):
             return initial
     got = saturate_reads(ix, E, initial, [r for r in ix.reads_of[proc] if r in vs], vs, f"S_{ix.procs[proc]}",
-                         budget, from_read=from_read, trail=trail, graph=proc)
+                         budget, from_read=from_read, initial=from_read, trail=trail, graph=proc)
     return got if isinstance(got, Conflict) else View(proc, got, E)
 
 

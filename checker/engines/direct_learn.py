@@ -10,7 +10,8 @@ one graph (the star order or the order ``O_i`` of a view):
 * ``("forced", S_i, r)``, edge ``w' -> vs(r)``: ``w'`` precedes ``r`` in ``O_i``;
 * ``("fr", S_i, r, w)``, edge ``r -> w''``: ``w = vs(r)`` precedes ``w''`` in ``O_i``;
 * ``("edge", S_i, p, q, what)``, star edge ``a -> b``: ``a`` precedes ``b`` in ``O_i``;
-* ``("rf",)``, ``("view", S_i)`` and the process order need no premise.
+* ``("rf",)``, ``("view", S_i)``, ``("init", S_i)`` (a read of the initial value
+  before a write to its register) and the process order need no premise.
 
 Every rule only fires more on a larger order, so a premise holds whenever the edges
 of a path that establishes it hold.  A :class:`~.direct_order.Trail` says when each
@@ -205,7 +206,7 @@ class Analyser:
                 continue
             info = rec[1]
             if info[0] != "choice":
-                todo.append((g if info[0] in ("forced", "fr", "view") else STAR, a, b))
+                todo.append((g if info[0] in ("forced", "fr", "view", "init") else STAR, a, b))
                 continue
             if not self.pairs:
                 out[info[1]] += 1
@@ -263,7 +264,7 @@ class Analyser:
             kind = info[0]
             if kind == "choice":
                 out[info[1]] += 1
-            elif kind in ("rf", "view", "po"):
+            elif kind in ("rf", "view", "po", "init"):
                 continue
             elif kind == "edge":
                 j = self.view_of[info[1]]
