@@ -319,10 +319,11 @@ def _chunks(chosen: Edges, rank: Mapping[int, int], n: int) -> list[Edges]:
     return [dict(items[i:i + size]) for i in range(0, len(items), size)]
 
 
-def _drop(pending: Edges, lits: set[int]) -> None:
+def _drop(pending: Edges, lits: set[int], edge_of: Mapping[int, tuple[int, int]]) -> None:
     """Remove from ``pending`` the chosen orientations of a conflict (all of them if
-    none is pending: the conflict then rests on earlier batches only)."""
-    gone = [e for e, info in pending.items() if info[1] in lits] or list(pending)
+    none is pending: the conflict then rests on earlier batches only); ``edge_of``: the
+    edge of each chosen literal."""
+    gone = [e for e in map(edge_of.get, lits) if e is not None and e in pending] or list(pending)
     for e in gone:
         del pending[e]
 
@@ -356,8 +357,11 @@ class _Growing:
         order the view was not saturated on: every read is visited again)."""
         size = len(self.edges)
         # the chosen orientations are not recorded in the view's trail: premise paths of
-        # a view read them from the star order's (a view respects the star order)
-        self.edges.update((e, info) for e, info in pending.items() if e not in self.edges)
+        # a view read them from the star order's (a view respects the star order); an
+        # edge the view already has keeps its reason
+        kept = {e: self.edges[e] for e in pending.keys() & self.edges.keys()}
+        self.edges.update(pending)
+        self.edges.update(kept)
         budget.tick()
         if base is None:
             base = extend_order(ix, self.order, pending.keys())
@@ -389,23 +393,24 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     out: list[set[int]] = []
     first: Conflict | None = None
     accepted: list[Edges] = []
-    star, star_edges = order, E
+    star, star_edges = order, dict(E)
+    edge_of = {info[1]: e for e, info in chosen.items()}  # one edge per literal (one per row end)
     for chunk in _chunks(chosen, rank, ix.n):
         pending = dict(chunk)
         while pending:
-            grown = {**star_edges, **pending}
             trail.add(STAR, pending)
             budget.tick()
             got = extend_order(ix, star, pending.keys())
             if got is not None:
-                star, star_edges = got, grown
+                star = got
+                star_edges.update(pending)
                 accepted.append(pending)
                 break
-            c = conflict_of(ix, grown, star, pending.keys())
+            c = conflict_of(ix, {**star_edges, **pending}, star, pending.keys())
             first = first or c
             got_lits = analyser.literals(c, trail, STAR)
             out.extend(got_lits)
-            _drop(pending, got_lits[0])
+            _drop(pending, got_lits[0], edge_of)
     good: list[View] = []
     dropped: set[int] = set()  # left out of the later views too: their conflicts are known
     # closure(E ∪ the orientation less the dropped literals ``based_on``): every view's
@@ -413,31 +418,34 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     common: DOrder | None = star
     based_on: set[int] = set()
     kept = {e: info for chunk in accepted for e, info in chunk.items()}  # the orientation less dropped
+    chunk_lits = [{info[1] for info in chunk.values()} for chunk in accepted]
     for v in views:
         grow = _Growing(v)
 
-        def learn(c: Conflict, pending: Edges, process: int = v.process) -> None:
+        def learn(c: Conflict, pending: Edges | None, process: int = v.process) -> None:
             nonlocal first
             lits = analyser.literals(c, trail, process)
             first = first or Conflict(c.reasons)
             out.extend(lits)
             dropped.update(lits[0])
-            _drop(pending, lits[0])
+            if pending is not None:
+                _drop(pending, lits[0], edge_of)
 
         # the whole orientation at once first: one closure when the view has no conflict,
         # and that closure extends the star order's (the view's own root edges are few)
         if dropped != based_on:
             budget.tick()
+            for lit in dropped - based_on:
+                kept.pop(edge_of.get(lit), None)  # type: ignore[arg-type]
             based_on = set(dropped)
-            kept = {e: info for chunk in accepted for e, info in chunk.items() if info[1] not in dropped}
             common = extend_order(ix, order, kept.keys())
-        whole = dict(kept)
         base = None if common is None else extend_order(ix, common, own[v.process])
-        c = grow.attempt(ix, whole, vs, budget, trail, base)
+        c = grow.attempt(ix, kept, vs, budget, trail, base)
         if c is not None:
-            learn(c, whole)
-            for chunk in accepted:
-                pending = {e: info for e, info in chunk.items() if info[1] not in dropped}
+            learn(c, None)
+            for chunk, lits in zip(accepted, chunk_lits, strict=True):
+                pending = dict(chunk) if dropped.isdisjoint(lits) else {
+                    e: info for e, info in chunk.items() if info[1] not in dropped}
                 while pending and (c := grow.attempt(ix, pending, vs, budget, trail)) is not None:
                     learn(c, pending)
         good.append(View(v.process, grow.order, grow.edges))
