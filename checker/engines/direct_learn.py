@@ -146,11 +146,21 @@ class Analyser:
         """The literals of the cycle "``a`` precedes ``b`` in the order of ``view``, and
         ``b`` precedes ``a`` in the star order" (the view forces ``a -> b`` into a star
         order that is total on their ``M_pq``)."""
+        return self._premises(((view, a, b), (STAR, b, a)), trail)
+
+    def implied(self, view: int, a: int, b: int, trail: Trail) -> set[int]:
+        """The literals that "``a`` precedes ``b`` in the order of ``view``" rests on:
+        with them, the view forces ``a -> b`` into the star order (when ``a`` and ``b``
+        are in one ``M_pq``), a reason for the search to orient that pair so."""
+        return self._premises(((view, a, b),), trail)
+
+    def _premises(self, paths: Sequence[tuple[int, int, int]], trail: Trail) -> set[int]:
+        """The literals of the paths ``(graph, u, v)``, found among every edge so far."""
         end = trail.stamp + 1
         out: Counter[int] = Counter()
         todo: list[tuple[int, int, int]] = []
-        self._walk(view, self._path(view, a, b, end, trail), False, trail, out, todo, bound=end)
-        self._walk(STAR, self._path(STAR, b, a, end, trail), False, trail, out, todo, bound=end)
+        for g, u, v in paths:
+            self._walk(g, self._path(g, u, v, end, trail), False, trail, out, todo, bound=end)
         self._close(todo, trail, out)
         return set(out)
 

@@ -97,11 +97,13 @@ def _edges_of(ix: Index, graph: ProximityGraph, all_operations: bool) -> list[_E
 
 
 def _forced_star(ix: Index, star: DOrder, views: list[View], edges: list[_Edge],
-                 all_operations: bool) -> Edges:
+                 all_operations: bool, beyond_scope: bool = False) -> Edges:
     """The star pairs the views force (module docstring): for each member ``b`` of an
     ``M_pq`` in a view's scope, the last member ``a`` of the other process that precedes
     ``b`` in the view's order (a bisection of ``b``'s clock entry), when the star order
-    does not order them yet.  Read off the clock arrays, a member list at a time."""
+    does not order them yet.  Read off the clock arrays, a member list at a time.
+    ``beyond_scope``: every member, in the view's scope or not (sound too: the view's
+    order contains the star order, so the reverse would close a cycle in it)."""
     new: Edges = {}
     star_arr = star.array
     what = "operations" if all_operations else "writes"
@@ -110,7 +112,8 @@ def _forced_star(ix: Index, star: DOrder, views: list[View], edges: list[_Edge],
         arr = v.order.array
         name = f"S_{ix.procs[i]}"
         for e in edges:
-            lists = {k: (e.alls[k] if (all_operations and k == i) else e.writes[k]) for k in (e.p, e.q)}
+            lists = {k: (e.alls[k] if (all_operations and (k == i or beyond_scope)) else e.writes[k])
+                     for k in (e.p, e.q)}
             for k_b, k in ((e.p, e.q), (e.q, e.p)):
                 if not lists[k_b] or not lists[k]:
                     continue
@@ -123,6 +126,28 @@ def _forced_star(ix: Index, star: DOrder, views: list[View], edges: list[_Edge],
                     if (x, y) not in new:
                         new[(x, y)] = ("edge", name, ix.procs[e.p], ix.procs[e.q], what)
     return new
+
+
+def _implied(ix: Index, star: DOrder, views: list[View], edges: list[_Edge], all_operations: bool,
+             analyser: Analyser, trail: Trail) -> list[set[int]]:
+    """After a check with conflicts: the pairs of some ``M_pq`` that the star order
+    leaves unordered (their chosen orientation was left out) and that a view orders, as
+    learned reasons "the literals the view's ordering rests on imply this orientation"
+    (the clause the solver then propagates, instead of guessing which literal of the
+    conflicts to flip).  Every operation of ``M_pq`` counts, in the view's scope or not:
+    the view's order contains the star order, so the reverse orientation would close a
+    cycle in it."""
+    out: list[set[int]] = []
+    by_view = {f"S_{ix.procs[v.process]}": v.process for v in views}
+    for (a, b), info in _forced_star(ix, star, views, edges, all_operations, beyond_scope=True).items():
+        v = analyser.var.get((a, b))
+        lit = v
+        if v is None:
+            v = analyser.var.get((b, a))
+            lit = None if v is None else -v
+        if lit is not None:
+            out.append(analyser.implied(by_view[info[1]], a, b, trail) | {-lit})
+    return out
 
 
 def _guess(ix: Index, star: DOrder, E: Edges, views: list[View]) -> DOrder:
@@ -450,6 +475,7 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
                     learn(c, pending)
         good.append(View(v.process, grow.order, grow.edges))
     if out:
+        out.extend(_implied(ix, star, good, edges, all_operations, analyser, trail))
         assert first is not None
         return out, first
     forced = _forced_star(ix, star, good, edges, all_operations)
