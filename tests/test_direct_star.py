@@ -44,7 +44,8 @@ def _alg2(seed: int, n_ops: int = 40, n_regs: int = 5) -> tuple[History, Proximi
 
 class _Recorder:
     """Records, for every run of the star search, its saturated root and every clause
-    it learns (by wrapping ``saturate`` and ``Analyser.literals``)."""
+    it learns (by wrapping ``saturate``, ``Analyser.literals`` and the reasons of the
+    orientations the views imply)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch):
         self.roots: list[tuple] = []
@@ -62,8 +63,18 @@ class _Recorder:
             self.clauses += [(len(self.roots) - 1, c, analyser) for c in got]
             return got
 
+        implied = direct_star._implied
+
+        def rec_implied(ix, star, views, edges, all_operations, analyser, trail):
+            got = implied(ix, star, views, edges, all_operations, analyser, trail)
+            self.clauses += [(len(self.roots) - 1, c, analyser) for c in got]
+            self.implied += len(got)
+            return got
+
+        self.implied = 0
         monkeypatch.setattr(direct_star, "saturate", rec_saturate)
         monkeypatch.setattr(direct_learn.Analyser, "literals", rec_literals)
+        monkeypatch.setattr(direct_star, "_implied", rec_implied)
 
     def refuted(self, k: int, clause: set[int], analyser: direct_learn.Analyser) -> bool:
         """Saturating the root with the orientations of ``clause`` alone closes a cycle
@@ -86,6 +97,7 @@ def test_every_learned_clause_is_a_refutation(model: str, star_only: None,
         res = check(h, model, g, engine="direct")
         assert res.verdict is Verdict.CONSISTENT  # Algorithm 2 implements both definitions
     assert len(rec.clauses) >= 5  # learning happened
+    assert rec.implied >= 1  # reasons of implied orientations among them
     for k, clause, analyser in rec.clauses:
         assert clause, "an empty clause would refute the root, which saturated"
         assert rec.refuted(k, clause, analyser), sorted(clause)
