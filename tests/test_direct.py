@@ -317,13 +317,58 @@ def test_the_compiled_closure_agrees_with_the_spec(rng: random.Random) -> None:
 
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.randoms(use_true_random=False))
+def test_the_cycle_through_a_refused_batch_is_a_cycle_through_it(rng: random.Random) -> None:
+    """``direct_order.conflict_of`` with a base order and a refused batch
+    (:func:`fisheye.checker.engines.closure_kernel.cycle_through`): a simple cycle of
+    process order and pairs that starts with a pair of the batch, whenever the batch
+    closes one (the spec's closure says when)."""
+    import numpy as np
+
+    from fisheye.checker.engines.closure_kernel import cycle_through
+    from fisheye.checker.engines.direct_order import Index, extend_order, flat_pairs, full_order
+    from fisheye.spec.order import ClosedOrder, close
+
+    h = sc_history(rng, rng.randint(1, 5), rng.randint(2, 16), 2)
+    ix = Index(h)
+    n = len(h.ops)
+    # a random interleaving of the processes: base pairs along it are acyclic
+    left = {k: list(range(ix.base[k], ix.base[k] + ix.length[k])) for k in range(ix.P) if ix.length[k]}
+    line: list[int] = []
+    while left:
+        k = rng.choice(sorted(left))
+        line.append(left[k].pop(0))
+        if not left[k]:
+            del left[k]
+    pos = {u: i for i, u in enumerate(line)}
+    base_pairs = [(a, b) for a, b in ((rng.randrange(n), rng.randrange(n)) for _ in range(n))
+                  if pos[a] < pos[b]]
+    base = full_order(ix, base_pairs)
+    assert base is not None
+    new = [(a, b) for a, b in ((rng.randrange(n), rng.randrange(n)) for _ in range(rng.randint(1, n)))
+           if a != b]
+    add = flat_pairs(new)
+    cycle = cycle_through(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array,
+                          np.concatenate((base.pairs, add)), add[0::2].copy(), add[1::2].copy()).tolist()
+    cyclic = not isinstance(close(h, base_pairs + new), ClosedOrder)
+    assert cyclic == (extend_order(ix, base, new) is None)
+    if not cyclic:
+        assert cycle == []
+        return
+    steps = set(base_pairs) | set(new) | {(u, u + 1) for u in range(n - 1) if ix.po_next[u]}
+    assert len(cycle) == len(set(cycle)) >= 2 or (len(cycle) == 1 and (cycle[0], cycle[0]) in new)
+    assert (cycle[0], cycle[1 % len(cycle)]) in set(new)
+    assert all((a, b) in steps for a, b in zip(cycle, cycle[1:] + cycle[:1], strict=True))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.randoms(use_true_random=False))
 def test_the_compiled_premise_path_is_a_path_with_fewest_late_edges(rng: random.Random) -> None:
     """``closure_kernel.premise_path``: every step is a root edge, process order or a
     late edge of stamp below ``t``, and no path has fewer late edges (a plain 0-1
     breadth-first search counts them); no path found only when there is none."""
     import numpy as np
 
-    from fisheye.checker.engines.closure_kernel import premise_path
+    from fisheye.checker.engines.closure_kernel import late_adjacency, premise_path
     from fisheye.checker.engines.direct_order import Index
 
     h = sc_history(rng, rng.randint(1, 4), rng.randint(2, 14), 2)
@@ -343,7 +388,9 @@ def test_the_compiled_premise_path_is_a_path_with_fewest_late_edges(rng: random.
         fill[a] += 1
     arrays = [np.array(xs, np.int64) for xs in (start, adj, [a for a, _, _ in late], [b for _, b, _ in late],
                                                 [s for _, _, s in late])]
-    path = premise_path(n, ix.po_next_array, *arrays, t, u, v).tolist()
+    unbounded = np.empty((0, 0), np.int64)
+    path = premise_path(n, ix.po_next_array, *arrays[:2], *late_adjacency(n, *arrays[2:]), unbounded,
+                        ix.proc_array, ix.idx_array, t, u, v).tolist()
     free = {(a, b) for a, b in root} | {(x, x + 1) for x in range(n - 1) if ix.po_next[x]}
     cost = {(a, b): 0 for a, b in free}
     for a, b, s in late:
@@ -363,6 +410,59 @@ def test_the_compiled_premise_path_is_a_path_with_fewest_late_edges(rng: random.
     assert path[0] == u and path[-1] == v
     assert all((a, b) in cost for a, b in zip(path, path[1:], strict=False))
     assert sum(cost[(a, b)] for a, b in zip(path, path[1:], strict=False)) == best[v]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.randoms(use_true_random=False))
+def test_a_premise_path_bounded_by_the_root_order_loses_no_path(rng: random.Random) -> None:
+    """With the clocks of the root order, the premise path keeps to the operations
+    between its ends; on an acyclic graph that holds the root order (as the graphs of a
+    saturation are) it still finds a path with the fewest late edges."""
+    import numpy as np
+
+    from fisheye.checker.engines.closure_kernel import adjacency, late_adjacency, premise_path
+    from fisheye.checker.engines.direct_order import Index, flat_pairs, full_order
+
+    h = sc_history(rng, rng.randint(1, 4), rng.randint(2, 14), 2)
+    ix = Index(h)
+    n = len(h.ops)
+    left = {k: list(range(ix.base[k], ix.base[k] + ix.length[k])) for k in range(ix.P) if ix.length[k]}
+    line: list[int] = []
+    while left:  # a random interleaving of the processes: every edge goes along it
+        k = rng.choice(sorted(left))
+        line.append(left[k].pop(0))
+        if not left[k]:
+            del left[k]
+    pos = {u: i for i, u in enumerate(line)}
+
+    def forward(count: int) -> list[tuple[int, int]]:
+        pairs = ((rng.randrange(n), rng.randrange(n)) for _ in range(count))
+        return [(a, b) if pos[a] < pos[b] else (b, a) for a, b in pairs if a != b]
+
+    root, late = forward(rng.randint(0, n)), forward(rng.randint(0, 2 * n))
+    stamps = [rng.randrange(6) for _ in late]
+    t, u, v = rng.randrange(7), rng.randrange(n), rng.randrange(n)
+    order = full_order(ix, root)
+    assert order is not None
+    csr = adjacency(n, flat_pairs(root))
+    lat = late_adjacency(n, *(np.array(col, np.int64) for col in ([a for a, _ in late], [b for _, b in late],
+                                                                    stamps)))
+    free = premise_path(n, ix.po_next_array, *csr, *lat, np.empty((0, 0), np.int64), ix.proc_array,
+                        ix.idx_array, t, u, v).tolist()
+    bounded = premise_path(n, ix.po_next_array, *csr, *lat, order.array, ix.proc_array, ix.idx_array,
+                           t, u, v).tolist()
+    assert (free == []) == (bounded == [])
+    if not bounded:
+        return
+    cheap = set(root) | {(x, x + 1) for x in range(n - 1) if ix.po_next[x]}
+
+    def cost(path: list[int]) -> int:
+        return sum((a, b) not in cheap for a, b in zip(path, path[1:], strict=False))
+
+    assert bounded[0] == u and bounded[-1] == v and cost(bounded) == cost(free)
+    for x in bounded:  # none before u, none after v in the root order
+        assert x == u or not ix.precedes(order, x, u)
+        assert x == v or not ix.precedes(order, v, x)
 
 
 def test_the_compiled_kernels_work_where_numba_can_write_no_cache() -> None:

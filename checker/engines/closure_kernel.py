@@ -140,6 +140,37 @@ def _kahn(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.nda
     return clock, indeg, placed
 
 
+@_compiled("Tuple((int64[:], int64))(int64, boolean[:], int64[:], int64[:])")
+def _unplaced(n: int, po_next: np.ndarray, start: np.ndarray, adj: np.ndarray) -> tuple[np.ndarray, int]:
+    """Kahn's algorithm without clocks: ``(indeg, placed)``, the same operations left
+    (``indeg > 0``) as :func:`_kahn`, for a search of a cycle only."""
+    indeg = np.zeros(n, np.int64)
+    for j in range(adj.shape[0]):
+        indeg[adj[j]] += 1
+    for u in range(n - 1):
+        if po_next[u]:
+            indeg[u + 1] += 1
+    stack = np.empty(n, np.int64)
+    top = 0
+    for u in range(n):
+        if indeg[u] == 0:
+            stack[top] = u
+            top += 1
+    placed = 0
+    while top:
+        top -= 1
+        u = stack[top]
+        placed += 1
+        last = start[u + 1] + (1 if po_next[u] else 0)
+        for j in range(start[u], last):
+            v = adj[j] if j < start[u + 1] else u + 1
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                stack[top] = v
+                top += 1
+    return indeg, placed
+
+
 @_compiled("Tuple((int64[:, :], int64[:]))(int64, int64, int64[:], int64[:], boolean[:], int64[:])")
 def closure(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,
             flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -161,7 +192,7 @@ def cycle_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next
     among the operations Kahn's algorithm leaves makes it: the first new pair, in the
     order given, whose end reaches back to its start; empty when acyclic."""
     start, adj = adjacency(n, flat)
-    _, indeg, placed = _kahn(n, width, proc, idx, po_next, start, adj)
+    indeg, placed = _unplaced(n, po_next, start, adj)
     if placed == n:
         return np.empty(0, np.int64)
     seen = np.full(n, -1, np.int64)  # the try that reached the operation
@@ -298,33 +329,48 @@ def view_rules(clock: np.ndarray, reads: np.ndarray, sources: np.ndarray, reg: n
     return out, m
 
 
-@_compiled("int64[:](int64, boolean[:], int64[:], int64[:], int64[:], int64[:], int64[:], "
-           "int64, int64, int64)")
-def premise_path(n: int, po_next: np.ndarray, root_start: np.ndarray, root_adj: np.ndarray,
-                 late_src: np.ndarray, late_dst: np.ndarray, late_stamp: np.ndarray, t: int, u: int, v: int
-                 ) -> np.ndarray:
-    """The operations of a path ``u -> ... -> v`` made of free steps (root edges
-    ``root_adj[root_start[x]:root_start[x + 1]]``, then process order) and *late* edges
-    (``late_src[i] -> late_dst[i]`` of stamp ``late_stamp[i] < t``) with the fewest late
-    edges (0-1 breadth-first search, successors in the order given); empty if none."""
-    m = late_src.shape[0]
+@_compiled("Tuple((int64[:], int64[:], int64[:]))(int64, int64[:], int64[:], int64[:])")
+def late_adjacency(n: int, src: np.ndarray, dst: np.ndarray, stamp: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The late edges ``src[i] -> dst[i]`` as successor lists (``adj[start[x]:start[x +
+    1]]``, each in the order given) with the stamp of each entry: built once per state
+    of a trail, read by every :func:`premise_path` of that state."""
+    m = src.shape[0]
     start = np.zeros(n + 1, np.int64)
     for i in range(m):
-        if late_stamp[i] < t:
-            start[late_src[i] + 1] += 1
+        start[src[i] + 1] += 1
     for x in range(n):
         start[x + 1] += start[x]
     fill = start[:-1].copy()
-    adj = np.empty(start[n], np.int64)
+    adj = np.empty(m, np.int64)
+    adj_stamp = np.empty(m, np.int64)
     for i in range(m):
-        if late_stamp[i] < t:
-            adj[fill[late_src[i]]] = late_dst[i]
-            fill[late_src[i]] += 1
+        adj[fill[src[i]]] = dst[i]
+        adj_stamp[fill[src[i]]] = stamp[i]
+        fill[src[i]] += 1
+    return start, adj, adj_stamp
+
+
+@_compiled("int64[:](int64, boolean[:], int64[:], int64[:], int64[:], int64[:], int64[:], "
+           "int64[:, :], int64[:], int64[:], int64, int64, int64)")
+def premise_path(n: int, po_next: np.ndarray, root_start: np.ndarray, root_adj: np.ndarray,
+                 start: np.ndarray, adj: np.ndarray, adj_stamp: np.ndarray, root: np.ndarray,
+                 proc: np.ndarray, idx: np.ndarray, t: int, u: int, v: int) -> np.ndarray:
+    """The operations of a path ``u -> ... -> v`` made of free steps (root edges
+    ``root_adj[root_start[x]:root_start[x + 1]]``, then process order) and *late* edges
+    (``adj[start[x]:start[x + 1]]`` of stamp ``adj_stamp < t``, :func:`late_adjacency`)
+    with the fewest late edges (0-1 breadth-first search, successors in the order
+    given); empty if none.  ``root``, unless empty: the clocks of an order the path's
+    graph contains; the search then keeps to the operations it leaves between ``u`` and
+    ``v`` (neither before ``u`` nor after ``v``: in an acyclic graph holding it, no path
+    from ``u`` to ``v`` leaves them)."""
+    m = adj.shape[0]
+    bounded = root.shape[0] > 0
     big = n + m + 1
     dist = np.full(n, big, np.int64)
     parent = np.full(n, -1, np.int64)
     done = np.zeros(n, np.bool_)
-    size = 2 * (2 * n + root_adj.shape[0] + start[n]) + 2
+    size = 2 * (2 * n + root_adj.shape[0] + m) + 2
     dq = np.empty(size, np.int64)
     front = size // 2
     back = front  # dq[front:back]
@@ -343,13 +389,19 @@ def premise_path(n: int, po_next: np.ndarray, root_start: np.ndarray, root_adj: 
         last = root_start[x + 1] + (1 if po_next[x] else 0)
         for j in range(root_start[x], last):
             y = root_adj[j] if j < root_start[x + 1] else x + 1
+            if bounded and y != v and (idx[v] <= root[y, proc[v]] or idx[y] <= root[u, proc[y]]):
+                continue
             if dist[y] > d:
                 dist[y] = d
                 parent[y] = x
                 front -= 1
                 dq[front] = y
         for j in range(start[x], start[x + 1]):
+            if adj_stamp[j] >= t:
+                continue
             y = adj[j]
+            if bounded and y != v and (idx[v] <= root[y, proc[v]] or idx[y] <= root[u, proc[y]]):
+                continue
             if dist[y] > d + 1:
                 dist[y] = d + 1
                 parent[y] = x

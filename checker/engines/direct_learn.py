@@ -32,6 +32,8 @@ import numpy as np
 
 from .direct_order import STAR, Conflict, DOrder, Edges, Index, Trail, flat_pairs
 
+_NO_BOUND = np.empty((0, 0), np.int64)
+
 
 class Analyser:
     """Conflict analysis against a fixed root: ``root_star`` (the star edges before any
@@ -299,8 +301,10 @@ class Analyser:
         root = self._root_csr.get(g)
         if root is None:
             root = self._root_csr[g] = adjacency(ix.n, flat_pairs(self.root[g]))
-        late = trail.arrays((g,) if g == STAR else (g, STAR))
-        path = premise_path(ix.n, ix.po_next_array, *root, *late, t, u, v)
+        late = trail.late((g,) if g == STAR else (g, STAR), ix.n)
+        # the root star order: every graph holds it (its clocks bound the search)
+        bound = self.root_order.array if self.root_order is not None else _NO_BOUND
+        path = premise_path(ix.n, ix.po_next_array, *root, *late, bound, ix.proc_array, ix.idx_array, t, u, v)
         if not len(path):
             raise AssertionError(f"no premise path {u}->{v} in graph {g} before stamp {t}")
         return path.tolist()

@@ -96,25 +96,29 @@ class Trail:
     back.  Every batch of edges gets the next stamp; an edge keeps its first stamp and
     reason.  A batch is computed from the closure of the edges of smaller stamps."""
 
-    __slots__ = ("stamp", "born", "_cols", "_arrays")
+    __slots__ = ("stamp", "born", "_cols", "_late")
 
     def __init__(self) -> None:
         self.stamp = 0
         self.born: dict[int, dict[tuple[int, int], tuple[int, Info]]] = {}
         # per graph, the same edges as three growing columns (source, target, stamp)
         self._cols: dict[int, tuple[array, array, array]] = {}
-        self._arrays: tuple[tuple[int, ...], tuple[np.ndarray, ...]] | None = None
+        self._late: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[np.ndarray, ...]]] = {}
 
-    def arrays(self, graphs: tuple[int, ...]) -> tuple[np.ndarray, ...]:
-        """(sources, targets, stamps) of the edges born in ``graphs``, one graph after
-        the other, each in the order they came, as arrays (the compiled search of
-        premise paths reads them; the last asked is kept while the trail does not grow)."""
+    def late(self, graphs: tuple[int, ...], n: int) -> tuple[np.ndarray, ...]:
+        """The edges born in ``graphs`` (one graph after the other, each in the order
+        they came) as successor lists with their stamps
+        (:func:`.closure_kernel.late_adjacency`), for the compiled search of premise
+        paths; kept per ``graphs`` while the trail does not grow."""
+        from .closure_kernel import late_adjacency
+
         cols = [self._cols.get(g, _NO_COLUMNS) for g in graphs]
-        key = (*graphs, *(len(c[0]) for c in cols))
-        if self._arrays is None or self._arrays[0] != key:
-            self._arrays = key, tuple(
-                np.concatenate([np.frombuffer(c[i], np.int64) for c in cols]) for i in range(3))
-        return self._arrays[1]
+        size = tuple(len(c[0]) for c in cols)
+        got = self._late.get(graphs)
+        if got is None or got[0] != size:
+            flat = [np.concatenate([np.frombuffer(c[i], np.int64) for c in cols]) for i in range(3)]
+            got = self._late[graphs] = size, late_adjacency(n, *flat)
+        return got[1]
 
     def add(self, graph: int, new: Mapping[tuple[int, int], Info]) -> None:
         t = self.stamp
