@@ -315,6 +315,53 @@ def test_the_compiled_closure_agrees_with_the_spec(rng: random.Random) -> None:
         assert find_cycle(ix, edges) == spec_find_cycle(h, edges), (h.to_json(), edges)
 
 
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.randoms(use_true_random=False))
+def test_the_guided_order_is_topological_and_follows_what_it_can(rng: random.Random) -> None:
+    """``closure_kernel.guided_order`` (the star search's guess): a topological order of
+    ``hard``; when ``soft`` is an order containing ``hard``, a topological order of
+    ``soft`` too (it never needs to yield)."""
+    import numpy as np
+
+    from fisheye.checker.engines.closure_kernel import guided_order
+    from fisheye.checker.engines.direct_order import Index, full_order
+
+    h = sc_history(rng, rng.randint(1, 5), rng.randint(1, 16), 2)
+    ix = Index(h)
+    n = len(h.ops)
+
+    def line() -> dict[int, int]:  # a random interleaving of the processes
+        left = {k: list(range(ix.base[k], ix.base[k] + ix.length[k])) for k in range(ix.P) if ix.length[k]}
+        out: list[int] = []
+        while left:
+            k = rng.choice(sorted(left))
+            out.append(left[k].pop(0))
+            if not left[k]:
+                del left[k]
+        return {u: i for i, u in enumerate(out)}
+
+    def forward(pos: dict[int, int], count: int) -> list[tuple[int, int]]:
+        pairs = ((rng.randrange(n), rng.randrange(n)) for _ in range(count))
+        return [(a, b) if pos[a] < pos[b] else (b, a) for a, b in pairs if a != b]
+
+    pos = line()
+    hard_pairs = forward(pos, rng.randint(0, n))
+    hard = full_order(ix, hard_pairs)
+    nested = rng.random() < 0.5
+    soft = full_order(ix, hard_pairs + forward(pos if nested else line(), rng.randint(0, 2 * n)))
+    if soft is None:  # two lines may contradict each other
+        soft_array = np.maximum(hard.array, full_order(ix, forward(line(), n)).array)
+    else:
+        soft_array = soft.array
+    got = guided_order(ix.P, hard.array, soft_array, np.array(ix.base, np.int64),
+                       np.array(ix.length, np.int64)).tolist()
+    assert sorted(got) == list(range(n))
+    at = {u: i for i, u in enumerate(got)}
+    assert all(at[a] < at[b] for a in range(n) for b in range(n) if ix.precedes(hard, a, b))
+    if nested and soft is not None:
+        assert all(at[a] < at[b] for a in range(n) for b in range(n) if ix.precedes(soft, a, b))
+
+
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.randoms(use_true_random=False))
 def test_the_cycle_through_a_refused_batch_is_a_cycle_through_it(rng: random.Random) -> None:

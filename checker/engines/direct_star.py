@@ -58,7 +58,6 @@ from .direct_order import (
     Trail,
     conflict_of,
     extend_order,
-    fair_topo,
     full_order,
     redundant,
 )
@@ -150,15 +149,20 @@ def _implied(ix: Index, star: DOrder, views: list[View], edges: list[_Edge], all
     return out
 
 
-def _guess(ix: Index, star: DOrder, E: Edges, views: list[View]) -> DOrder:
-    """The order whose fair topological order gives the solver's phase: the star order
-    with the forced orderings of every view (when their union is acyclic), so that the
-    guess agrees with what each view already needs."""
-    union: Edges = dict(E)
+def _guess(ix: Index, star: DOrder, views: list[View]) -> list[int]:
+    """The solver's phase, a guess of real time: a topological order of the star order
+    that follows the views where it can (:func:`.closure_kernel.guided_order`: first
+    the next operations whose predecessors in every view are placed, or as many as
+    can be; then the least advanced process).  The views' orders may contradict each
+    other (each orders the writes its reads need), so no one order can follow them all;
+    this one yields to the fewest."""
+    from .closure_kernel import guided_order
+
+    soft = star.array.copy()
     for v in views:
-        union.update(v.edges)
-    got = full_order(ix, union.keys())
-    return star if got is None else got
+        np.maximum(soft, v.order.array, out=soft)
+    return guided_order(ix.P, star.array, soft, np.array(ix.base, np.int64),
+                        np.array(ix.length, np.int64)).tolist()
 
 
 @dataclass
@@ -290,7 +294,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
         return StarSolution(E, views)
     from pysat.solvers import Solver
 
-    rank = {u: i for i, u in enumerate(fair_topo(ix, _guess(ix, order, E, views)))}
+    rank = {u: i for i, u in enumerate(_guess(ix, order, views))}
     # the root's closures again, without the pairs they imply anyway: every closure of
     # the search extends one of them and re-reads its generating pairs
     order = _lean(ix, E, order)
