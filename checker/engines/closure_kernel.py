@@ -329,24 +329,19 @@ def view_rules(clock: np.ndarray, reads: np.ndarray, sources: np.ndarray, reg: n
     return out, m
 
 
-@_compiled("int64[:](int64, int64[:, :], int64[:, :], int64[:], int64[:])")
-def guided_order(width: int, hard: np.ndarray, soft: np.ndarray, base: np.ndarray, length: np.ndarray
+@_compiled("int64[:](int64, int64[:, :], float64[:], int64[:], int64[:])")
+def guided_order(width: int, hard: np.ndarray, rank: np.ndarray, base: np.ndarray, length: np.ndarray
                  ) -> np.ndarray:
-    """A topological order of the order with clocks ``hard`` that follows the order with
-    clocks ``soft`` where it can: at each step, among the processes' next operations
-    that ``hard`` lets come, the one with the fewest processes still holding a
-    predecessor in ``soft``, then the one least advanced in its process (``index /
-    length``, as :func:`fisheye.checker.engines.direct_order.fair_topo`), then the
-    first process.  Processes ``k`` hold the operations ``base[k] ...
-    base[k] + length[k] - 1``."""
+    """A topological order of the order with clocks ``hard`` that takes, at each step,
+    among the processes' next operations that ``hard`` lets come, the one of smallest
+    ``rank`` (then the first process).  Processes ``k`` hold the operations ``base[k]
+    ... base[k] + length[k] - 1``."""
     n = hard.shape[0]
     placed = np.zeros(width, np.int64)
     out = np.empty(n, np.int64)
     for step in range(n):
         best_k = -1
         best_u = -1
-        best_missing = width + 1
-        best_progress = 2.0
         for k in range(width):
             if placed[k] >= length[k]:
                 continue
@@ -356,15 +351,8 @@ def guided_order(width: int, hard: np.ndarray, soft: np.ndarray, base: np.ndarra
                 if j != k and placed[j] <= hard[u, j]:
                     ready = False
                     break
-            if not ready:
-                continue
-            missing = 0
-            for j in range(width):
-                if j != k and placed[j] <= soft[u, j]:
-                    missing += 1
-            progress = placed[k] / length[k]
-            if missing < best_missing or (missing == best_missing and progress < best_progress):
-                best_k, best_u, best_missing, best_progress = k, u, missing, progress
+            if ready and (best_u < 0 or rank[u] < rank[best_u]):
+                best_k, best_u = k, u
         out[step] = best_u
         placed[best_k] += 1
     return out

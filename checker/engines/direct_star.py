@@ -151,17 +151,18 @@ def _implied(ix: Index, star: DOrder, views: list[View], edges: list[_Edge], all
 
 def _guess(ix: Index, star: DOrder, views: list[View]) -> list[int]:
     """The solver's phase, a guess of real time: a topological order of the star order
-    that follows the views where it can (:func:`.closure_kernel.guided_order`: first
-    the next operations whose predecessors in every view are placed, or as many as
-    can be; then the least advanced process).  The views' orders may contradict each
-    other (each orders the writes its reads need), so no one order can follow them all;
-    this one yields to the fewest."""
+    (:func:`.closure_kernel.guided_order`) that takes first, among the processes' next
+    operations, the one with the fewest predecessors in the union of the views: per
+    process, the latest operation that any view places before it, summed.  The views'
+    orders may contradict each other (each orders the writes its reads need), so no
+    order follows them all; this rank still grows along each of them."""
     from .closure_kernel import guided_order
 
-    soft = star.array.copy()
+    soft = star.array.copy()  # what some view (or the star order) places before each operation
     for v in views:
         np.maximum(soft, v.order.array, out=soft)
-    return guided_order(ix.P, star.array, soft, np.array(ix.base, np.int64),
+    rank = soft.sum(axis=1).astype(np.float64)
+    return guided_order(ix.P, star.array, rank, np.array(ix.base, np.int64),
                         np.array(ix.length, np.int64)).tolist()
 
 
