@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import gc
 from bisect import bisect_left, bisect_right
+from collections import ChainMap
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -374,12 +375,16 @@ def _no_gc() -> Iterator[None]:
 
 
 class _Growing:
-    """A view during a check: its edges, grown in place, and its order."""
+    """A view during a check: its own edges (the root's and those its saturation
+    forces), grown in place, and its order, which also holds the chosen orientations
+    added so far.  Their reasons are read from the whole orientation ``chosen`` (an
+    edge the view has of its own keeps its own reason), so they are not copied."""
 
-    def __init__(self, view: View):
+    def __init__(self, view: View, chosen: Edges):
         self.process = view.process
         self.edges = dict(view.edges)
         self.order = view.order
+        self.reasons = ChainMap(self.edges, chosen)
 
     def attempt(self, ix: Index, pending: Edges, vs: Mapping[int, int | None], budget: Budget, trail: Trail,
                 base: DOrder | None = None) -> Conflict | None:
@@ -388,16 +393,13 @@ class _Growing:
         order the view was not saturated on: every read is visited again)."""
         size = len(self.edges)
         # the chosen orientations are not recorded in the view's trail: premise paths of
-        # a view read them from the star order's (a view respects the star order); an
-        # edge the view already has keeps its reason
-        kept = {e: self.edges[e] for e in pending.keys() & self.edges.keys()}
-        self.edges.update(pending)
-        self.edges.update(kept)
+        # a view read them from the star order's (a view respects the star order)
         budget.tick()
         if base is None:
             base = extend_order(ix, self.order, pending.keys())
-        got = conflict_of(ix, self.edges, self.order, pending.keys()) if base is None else saturate_view(
-            ix, self.edges, self.process, vs, budget, initial=base, from_read=True, trail=trail, resume=True)
+        got = conflict_of(ix, self.reasons, self.order, pending.keys()) if base is None else saturate_view(
+            ix, self.reasons, self.process, vs, budget, initial=base, from_read=True, trail=trail,  # type: ignore[arg-type]
+            resume=True)
         if not isinstance(got, Conflict):
             self.order = got.order
             return None
@@ -451,7 +453,7 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     kept = {e: info for chunk in accepted for e, info in chunk.items()}  # the orientation less dropped
     chunk_lits = [{info[1] for info in chunk.values()} for chunk in accepted]
     for v in views:
-        grow = _Growing(v)
+        grow = _Growing(v, chosen)
 
         def learn(c: Conflict, pending: Edges | None, process: int = v.process) -> None:
             nonlocal first
@@ -475,8 +477,9 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
         if c is not None:
             learn(c, None)
             for chunk, lits in zip(accepted, chunk_lits, strict=True):
-                pending = dict(chunk) if dropped.isdisjoint(lits) else {
-                    e: info for e, info in chunk.items() if info[1] not in dropped}
+                pending = dict(chunk)
+                for lit in dropped & lits:
+                    del pending[edge_of[lit]]
                 while pending and (c := grow.attempt(ix, pending, vs, budget, trail)) is not None:
                     learn(c, pending)
         good.append(View(v.process, grow.order, grow.edges))
