@@ -202,12 +202,14 @@ def test_a_view_resumed_from_the_star_order_has_the_closure_from_scratch(
     attempt = direct_star._Growing.attempt
     compared = []
 
-    def checked(grow, ix, pending, vs, budget, trail, base=None):
+    def checked(grow, ix, pending, vs, budget, trail, base=None, flat=None):
         if base is not None:
             scratch = full_order(ix, [*grow.edges, *pending])
             assert scratch is not None and scratch.clock == base.clock
             compared.append(1)
-        return attempt(grow, ix, pending, vs, budget, trail, base)
+        if flat is not None:  # the array given is the batch's pairs
+            assert flat.reshape(-1, 2).tolist() == [list(e) for e in pending]
+        return attempt(grow, ix, pending, vs, budget, trail, base, flat)
 
     monkeypatch.setattr(direct_star._Growing, "attempt", checked)
     for seed in range(8):

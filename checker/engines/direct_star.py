@@ -59,6 +59,7 @@ from .direct_order import (
     Trail,
     conflict_of,
     extend_order,
+    flat_pairs,
     full_order,
     redundant,
 )
@@ -387,19 +388,22 @@ class _Growing:
         self.reasons = ChainMap(self.edges, chosen)
 
     def attempt(self, ix: Index, pending: Edges, vs: Mapping[int, int | None], budget: Budget, trail: Trail,
-                base: DOrder | None = None) -> Conflict | None:
+                base: DOrder | None = None, flat: np.ndarray | None = None) -> Conflict | None:
         """Add ``pending`` and saturate; on a conflict, undo and return it.  ``base``,
         when given, is ``closure(po ∪ self.edges ∪ pending)`` already computed (an
-        order the view was not saturated on: every read is visited again)."""
+        order the view was not saturated on: every read is visited again); ``flat``,
+        when given, is ``pending``'s pairs as an array."""
         size = len(self.edges)
         # the chosen orientations are not recorded in the view's trail: premise paths of
         # a view read them from the star order's (a view respects the star order)
         budget.tick()
         if base is None:
-            base = extend_order(ix, self.order, pending.keys())
-        got = conflict_of(ix, self.reasons, self.order, pending.keys()) if base is None else saturate_view(
-            ix, self.reasons, self.process, vs, budget, initial=base, from_read=True, trail=trail,  # type: ignore[arg-type]
-            resume=True)
+            new = flat_pairs(pending.keys()) if flat is None else flat
+            base = extend_order(ix, self.order, new)
+            if base is None:
+                return conflict_of(ix, self.reasons, self.order, new)
+        got = saturate_view(ix, self.reasons, self.process, vs, budget,  # type: ignore[arg-type]
+                            initial=base, from_read=True, trail=trail, resume=True)
         if not isinstance(got, Conflict):
             self.order = got.order
             return None
@@ -452,6 +456,7 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     based_on: set[int] = set()
     kept = {e: info for chunk in accepted for e, info in chunk.items()}  # the orientation less dropped
     chunk_lits = [{info[1] for info in chunk.values()} for chunk in accepted]
+    chunk_flat = [flat_pairs(chunk.keys()) for chunk in accepted]
     for v in views:
         grow = _Growing(v, chosen)
 
@@ -476,12 +481,15 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
         c = grow.attempt(ix, kept, vs, budget, trail, base)
         if c is not None:
             learn(c, None)
-            for chunk, lits in zip(accepted, chunk_lits, strict=True):
+            for chunk, lits, flat in zip(accepted, chunk_lits, chunk_flat, strict=True):
                 pending = dict(chunk)
-                for lit in dropped & lits:
+                gone = dropped & lits
+                for lit in gone:
                     del pending[edge_of[lit]]
-                while pending and (c := grow.attempt(ix, pending, vs, budget, trail)) is not None:
+                given = None if gone else flat
+                while pending and (c := grow.attempt(ix, pending, vs, budget, trail, flat=given)) is not None:
                     learn(c, pending)
+                    given = None
         good.append(View(v.process, grow.order, grow.edges))
     if out:
         out.extend(_implied(ix, star, good, edges, all_operations, analyser, trail))
