@@ -103,6 +103,50 @@ def test_every_learned_clause_is_a_refutation(model: str, star_only: None,
         assert rec.refuted(k, clause, analyser), sorted(clause)
 
 
+@pytest.mark.parametrize("model", STAR_MODELS)
+def test_an_orientation_has_the_switch_edges_of_each_row(model: str, star_only: None,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_orientation`` (vectorised) against the rows written out: for a model of the
+    merge clauses (here: the order of a random interleaving of the processes), per row
+    ``a -> c`` at its first true pair and ``c -> a`` at its last false one."""
+    rng = random.Random(3)
+    seen: list[int] = []
+    merges = direct_star._merges
+
+    def recorded(ix, order, edges, all_operations):
+        m = merges(ix, order, edges, all_operations)
+        pos = {}
+        left = {k: list(range(ix.base[k], ix.base[k] + ix.length[k])) for k in range(ix.P) if ix.length[k]}
+        while left:
+            k = rng.choice(sorted(left))
+            pos[left[k].pop(0)] = len(pos)
+            if not left[k]:
+                del left[k]
+        lits = [v if pos[a] < pos[c] else -v for v, (a, c) in enumerate(m.pairs, 1)]
+        want = {}
+        for r in range(len(m.row_start) - 1):
+            row = range(int(m.row_start[r]), int(m.row_start[r + 1]))
+            a = m.pairs[row[0]][0]
+            before = None
+            for i in row:
+                if lits[i] > 0:
+                    want[(a, m.pairs[i][1])] = ("choice", i + 1)
+                    break
+                before = i
+            if before is not None:
+                want[(m.pairs[before][1], a)] = ("choice", -(before + 1))
+        got = direct_star._orientation(m, lits)
+        assert got == want and list(got) == list(want)
+        seen.append(len(got))
+        return m
+
+    monkeypatch.setattr(direct_star, "_merges", recorded)
+    for seed in range(6):
+        h, g = _alg2(seed)
+        check(h, model, g, engine="direct")
+    assert sum(seen) > 20
+
+
 def test_learning_decides_where_the_guess_fails(star_only: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """Algorithm 2 run (seed 7, 40 operations): the first orientation (the fair
     topological guess) is refuted, the search learns and finds a witness the spec

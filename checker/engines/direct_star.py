@@ -170,13 +170,16 @@ def _guess(ix: Index, star: DOrder, views: list[View]) -> list[int]:
 
 @dataclass
 class _Merges:
-    """The open pairs of every ``M_pq`` as SAT variables (module docstring).  ``rows``:
-    per edge, per member ``a`` of the first chain, the open pairs ``(c, var)`` of its
-    row in process order of ``c``."""
+    """The open pairs of every ``M_pq`` as SAT variables (module docstring), numbered
+    row by row: a *row* is a member ``a`` of an edge's first chain and its open pairs
+    ``(a, c)``, in process order of ``c``; ``row_start``: the index (variable - 1) of
+    each row's first pair, and one past the last pair at the end."""
 
     pairs: list[tuple[int, int]]  # var - 1 -> (a, c): a of the first chain, c of the second
     chains: list[tuple[list[int], list[int]]]  # var - 1 -> the two chains (uids) of its M_pq
-    rows: list[list[tuple[int, list[tuple[int, int]]]]]
+    row_start: np.ndarray
+    row_a: list[int]  # each row's a
+    second: list[int]  # var - 1 -> its c
     clauses: list[list[int]]
 
     @property
@@ -187,28 +190,27 @@ class _Merges:
 def _merges(ix: Index, order: DOrder, edges: list[_Edge], all_operations: bool) -> _Merges:
     pairs: list[tuple[int, int]] = []
     chains: list[tuple[list[int], list[int]]] = []
-    rows: list[list[tuple[int, list[tuple[int, int]]]]] = []
+    row_start: list[int] = []
     clauses: list[list[int]] = []
     for e in edges:
         lists = e.alls if all_operations else e.writes
         P = [ix.base[e.p] + i for i in lists[e.p]]
         Q = [ix.base[e.q] + i for i in lists[e.q]]
-        erows: list[tuple[int, list[tuple[int, int]]]] = []
         above: dict[int, int] = {}  # c -> var of (previous a, c)
         clock = order.clock
         for a in P:
-            row: list[tuple[int, int]] = []
             here: dict[int, int] = {}
             prev = 0
             # the open c are a run of Q: those before it precede a, those after follow it
             # (rows of the clocks grow along the process order)
             lo = bisect_right(Q, ix.base[e.q] + clock[a][e.q])
             hi = bisect_left(Q, ix.idx[a], lo=lo, key=lambda c: clock[c][e.p])
+            if lo < hi:
+                row_start.append(len(pairs))
             for c in Q[lo:hi]:
                 pairs.append((a, c))
                 chains.append((P, Q))
                 v = len(pairs)
-                row.append((c, v))
                 here[c] = v
                 if prev:
                     clauses.append([-prev, v])  # a < c implies a < every later c'
@@ -216,28 +218,29 @@ def _merges(ix: Index, order: DOrder, edges: list[_Edge], all_operations: bool) 
                 if up:
                     clauses.append([-v, up])  # a < c implies every earlier a' < c
                 prev = v
-            if row:
-                erows.append((a, row))
             above = here
-        rows.append(erows)
-    return _Merges(pairs, chains, rows, clauses)
+    row_a = [pairs[i][0] for i in row_start]
+    row_start.append(len(pairs))
+    return _Merges(pairs, chains, np.array(row_start, np.int64), row_a, [c for _, c in pairs], clauses)
 
 
 def _orientation(m: _Merges, model: list[int]) -> Edges:
     """The edges of a full orientation: per row, ``a -> c`` at its first chosen ``c``
     after ``a`` and ``c -> a`` at its last chosen before (they imply the rest with the
-    process order)."""
+    process order).  The merge clauses make every row false, then true: the first
+    true pair of a row comes after as many pairs as the row has false ones."""
+    if not m.count:
+        return {}
+    false = np.asarray(model[:m.count]) < 0
+    start = m.row_start[:-1]
+    first = (start + np.add.reduceat(false, start)).tolist()  # the first true pair (the end: none)
+    c = m.second
     out: Edges = {}
-    for erows in m.rows:
-        for a, row in erows:
-            before = None
-            for c, v in row:
-                if model[v - 1] > 0:
-                    out[(a, c)] = ("choice", v)
-                    break
-                before = (c, v)
-            if before is not None:
-                out[(before[0], a)] = ("choice", -before[1])
+    for a, f, s0, e0 in zip(m.row_a, first, start.tolist(), m.row_start[1:].tolist(), strict=True):
+        if f < e0:
+            out[(a, c[f])] = ("choice", f + 1)
+        if f > s0:
+            out[(c[f - 1], a)] = ("choice", -f)
     return out
 
 
