@@ -300,7 +300,9 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
         return StarSolution(E, views)
     from pysat.solvers import Solver
 
-    rank = {u: i for i, u in enumerate(_guess(ix, order, views))}
+    guess = _guess(ix, order, views)
+    rank = np.empty(ix.n, np.int64)  # each operation's place in the guess
+    rank[guess] = np.arange(ix.n)
     # the root's closures again, without the pairs they imply anyway: every closure of
     # the search extends one of them and re-reads its generating pairs
     order = _lean(ix, E, order)
@@ -310,7 +312,9 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     first: Conflict | None = None
     learned = 0
     with _no_gc(), Solver(name="glucose4", bootstrap_with=m.clauses) as solver:
-        solver.set_phases([v if rank[a] < rank[c] else -v for v, (a, c) in enumerate(m.pairs, 1)])
+        pairs = np.array(m.pairs, np.int64).reshape(-1, 2)
+        var = np.arange(1, m.count + 1)
+        solver.set_phases(np.where(rank[pairs[:, 0]] < rank[pairs[:, 1]], var, -var).tolist())
         while solver.solve():
             model = solver.get_model()
             if len(model) < m.count:  # variables in no clause
@@ -343,7 +347,7 @@ CHUNK = 150
 """Fewest chosen orientations added to a graph at a time by :func:`_check`."""
 
 
-def _chunks(chosen: Edges, rank: Mapping[int, int], n: int) -> list[Edges]:
+def _chunks(chosen: Edges, rank: np.ndarray, n: int) -> list[Edges]:
     """``chosen`` in batches by the guessed time of their later end (earlier first):
     :data:`CHUNK` edges, or ``n / 5`` on a history of ``n`` operations (each batch
     costs a closure of the whole history; smaller batches find more conflicts per
@@ -351,7 +355,10 @@ def _chunks(chosen: Edges, rank: Mapping[int, int], n: int) -> list[Edges]:
     10,000 operations, with the guess of :func:`_guess`: ``n / 3`` to ``n / 50`` tried,
     ``n / 5`` and ``n / 8`` best, the results scattered by a few tens of percent)."""
     size = max(CHUNK, n // 5)
-    items = sorted(chosen.items(), key=lambda kv: max(rank[kv[0][0]], rank[kv[0][1]]))
+    flat = flat_pairs(chosen.keys())
+    later = np.maximum(rank[flat[0::2]], rank[flat[1::2]]) if len(flat) else flat
+    items = list(chosen.items())
+    items = [items[i] for i in np.argsort(later, kind="stable").tolist()]
     return [dict(items[i:i + size]) for i in range(0, len(items), size)]
 
 
@@ -417,7 +424,7 @@ class _Growing:
 
 def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges, vs: Mapping[int, int | None],
            edges: list[_Edge], all_operations: bool, budget: Budget, analyser: Analyser,
-           rank: Mapping[int, int], own: Mapping[int, list[tuple[int, int]]]
+           rank: np.ndarray, own: Mapping[int, list[tuple[int, int]]]
            ) -> StarSolution | tuple[list[set[int]], Conflict]:
     """The saturated root with a full orientation ``chosen``: a solution, or the sets of
     literals of the conflicts found, and one of them as a certificate.
@@ -460,6 +467,11 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     kept = {e: info for chunk in accepted for e, info in chunk.items()}  # the orientation less dropped
     chunk_lits = [{info[1] for info in chunk.values()} for chunk in accepted]
     chunk_flat = [flat_pairs(chunk.keys()) for chunk in accepted]
+    # kept's pairs as an array: the accepted orientation's, less the dropped literals' rows
+    whole = np.concatenate(chunk_flat).reshape(-1, 2) if chunk_flat else np.empty((0, 2), np.int64)
+    row_of = {info[1]: i for i, info in enumerate(kept.values())}
+    keep = np.ones(len(whole), np.bool_)
+    kept_flat = whole.ravel()
     for v in views:
         grow = _Growing(v, chosen)
 
@@ -477,11 +489,14 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
         if dropped != based_on:
             budget.tick()
             for lit in dropped - based_on:
-                kept.pop(edge_of.get(lit), None)  # type: ignore[arg-type]
+                if lit in row_of:
+                    del kept[edge_of[lit]]
+                    keep[row_of[lit]] = False
             based_on = set(dropped)
-            common = extend_order(ix, order, kept.keys())
+            kept_flat = whole[keep].ravel()
+            common = extend_order(ix, order, kept_flat)
         base = None if common is None else extend_order(ix, common, own[v.process])
-        c = grow.attempt(ix, kept, vs, budget, trail, base)
+        c = grow.attempt(ix, kept, vs, budget, trail, base, flat=kept_flat)
         if c is not None:
             learn(c, None)
             for chunk, lits, flat in zip(accepted, chunk_lits, chunk_flat, strict=True):
