@@ -153,6 +153,27 @@ def alg2_history(rng: random.Random, n_procs: int, n_ops: int, n_regs: int, grap
     return system.history(state)
 
 
+def interleaving(rng: random.Random, h: History) -> dict[int, int]:
+    """Each operation's place (uid -> position) in a random interleaving of the
+    processes of ``h``: a random topological order of the process order."""
+    left = {p: [op.uid for op in ops] for p, ops in h.by_process.items() if ops}
+    out: dict[int, int] = {}
+    while left:
+        p = rng.choice(sorted(left))
+        out[left[p].pop(0)] = len(out)
+        if not left[p]:
+            del left[p]
+    return out
+
+
+def pairs_along(rng: random.Random, pos: dict[int, int], count: int) -> list[tuple[int, int]]:
+    """Up to ``count`` random pairs of distinct operations, each oriented along ``pos``
+    (:func:`interleaving`): with the process order, any set of them is acyclic."""
+    n = len(pos)
+    pairs = ((rng.randrange(n), rng.randrange(n)) for _ in range(count))
+    return [(a, b) if pos[a] < pos[b] else (b, a) for a, b in pairs if a != b]
+
+
 def mutate(rng: random.Random, h: History) -> History:
     """A small random change: a read returns another value of its register, or two
     adjacent operations of a process are swapped."""

@@ -30,7 +30,7 @@ UNTIMED_MODELS = ("sc", "cc", "fisheye", "fisheye-2014")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from histgen import cc_history, fisheye_history, random_graph, sc_history  # noqa: E402
+from histgen import cc_history, fisheye_history, interleaving, pairs_along, random_graph, sc_history  # noqa: E402
 
 
 def fig6(x: int, y: int) -> History:
@@ -330,25 +330,11 @@ def test_the_guided_order_is_topological_and_follows_its_rank(rng: random.Random
     ix = Index(h)
     n = len(h.ops)
 
-    def line() -> dict[int, int]:  # a random interleaving of the processes
-        left = {k: list(range(ix.base[k], ix.base[k] + ix.length[k])) for k in range(ix.P) if ix.length[k]}
-        out: list[int] = []
-        while left:
-            k = rng.choice(sorted(left))
-            out.append(left[k].pop(0))
-            if not left[k]:
-                del left[k]
-        return {u: i for i, u in enumerate(out)}
-
-    def forward(pos: dict[int, int], count: int) -> list[tuple[int, int]]:
-        pairs = ((rng.randrange(n), rng.randrange(n)) for _ in range(count))
-        return [(a, b) if pos[a] < pos[b] else (b, a) for a, b in pairs if a != b]
-
-    pos = line()
-    hard_pairs = forward(pos, rng.randint(0, n))
+    pos = interleaving(rng, h)
+    hard_pairs = pairs_along(rng, pos, rng.randint(0, n))
     hard = full_order(ix, hard_pairs)
     nested = rng.random() < 0.5
-    soft = full_order(ix, hard_pairs + forward(pos, rng.randint(0, 2 * n))) if nested else None
+    soft = full_order(ix, hard_pairs + pairs_along(rng, pos, rng.randint(0, 2 * n))) if nested else None
     rank = (soft.array.sum(axis=1) if soft is not None else
             np.array([rng.random() for _ in range(n)]))  # any rank: only hard binds
     got = guided_order(ix.P, hard.array, rank.astype(np.float64), np.array(ix.base, np.int64),
@@ -376,17 +362,7 @@ def test_the_cycle_through_a_refused_batch_is_a_cycle_through_it(rng: random.Ran
     h = sc_history(rng, rng.randint(1, 5), rng.randint(2, 16), 2)
     ix = Index(h)
     n = len(h.ops)
-    # a random interleaving of the processes: base pairs along it are acyclic
-    left = {k: list(range(ix.base[k], ix.base[k] + ix.length[k])) for k in range(ix.P) if ix.length[k]}
-    line: list[int] = []
-    while left:
-        k = rng.choice(sorted(left))
-        line.append(left[k].pop(0))
-        if not left[k]:
-            del left[k]
-    pos = {u: i for i, u in enumerate(line)}
-    base_pairs = [(a, b) for a, b in ((rng.randrange(n), rng.randrange(n)) for _ in range(n))
-                  if pos[a] < pos[b]]
+    base_pairs = pairs_along(rng, interleaving(rng, h), n)  # acyclic
     base = full_order(ix, base_pairs)
     assert base is not None
     new = [(a, b) for a, b in ((rng.randrange(n), rng.randrange(n)) for _ in range(rng.randint(1, n)))
@@ -471,20 +447,8 @@ def test_a_premise_path_bounded_by_the_root_order_loses_no_path(rng: random.Rand
     h = sc_history(rng, rng.randint(1, 4), rng.randint(2, 14), 2)
     ix = Index(h)
     n = len(h.ops)
-    left = {k: list(range(ix.base[k], ix.base[k] + ix.length[k])) for k in range(ix.P) if ix.length[k]}
-    line: list[int] = []
-    while left:  # a random interleaving of the processes: every edge goes along it
-        k = rng.choice(sorted(left))
-        line.append(left[k].pop(0))
-        if not left[k]:
-            del left[k]
-    pos = {u: i for i, u in enumerate(line)}
-
-    def forward(count: int) -> list[tuple[int, int]]:
-        pairs = ((rng.randrange(n), rng.randrange(n)) for _ in range(count))
-        return [(a, b) if pos[a] < pos[b] else (b, a) for a, b in pairs if a != b]
-
-    root, late = forward(rng.randint(0, n)), forward(rng.randint(0, 2 * n))
+    pos = interleaving(rng, h)  # every edge goes along it
+    root, late = pairs_along(rng, pos, rng.randint(0, n)), pairs_along(rng, pos, rng.randint(0, 2 * n))
     stamps = [rng.randrange(6) for _ in late]
     t, u, v = rng.randrange(7), rng.randrange(n), rng.randrange(n)
     order = full_order(ix, root)

@@ -24,7 +24,7 @@ from fisheye.spec.strategies import histories, histories_with_graph
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from histgen import alg2_history, mutate, procs_of, random_graph  # noqa: E402
+from histgen import alg2_history, interleaving, mutate, procs_of, random_graph  # noqa: E402
 
 STAR_MODELS = ("fisheye", "fisheye-2014")
 
@@ -115,13 +115,7 @@ def test_an_orientation_has_the_switch_edges_of_each_row(model: str, star_only: 
 
     def recorded(ix, order, edges, all_operations):
         m = merges(ix, order, edges, all_operations)
-        pos = {}
-        left = {k: list(range(ix.base[k], ix.base[k] + ix.length[k])) for k in range(ix.P) if ix.length[k]}
-        while left:
-            k = rng.choice(sorted(left))
-            pos[left[k].pop(0)] = len(pos)
-            if not left[k]:
-                del left[k]
+        pos = interleaving(rng, ix.h)
         lits = [v if pos[a] < pos[c] else -v for v, (a, c) in enumerate(m.pairs, 1)]
         want = {}
         for r in range(len(m.row_start) - 1):
