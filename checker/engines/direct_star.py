@@ -20,13 +20,15 @@ process order (the members of ``p``, those of ``q``), so a total order on it is 
 of the two chains: one Boolean variable per open pair ``(a, c)`` (``a`` of ``p``, ``c``
 of ``q``: "``a`` before ``c``"), with the monotonicity of a merge as binary clauses
 (``a`` before ``c`` implies ``a`` before every later ``c'`` and every earlier ``a'``
-before ``c``).  A SAT solver proposes a full orientation, preferring that of a fair
-topological order of the root (its *phase*: a guess of real time); the orientation is
-added to the star order (two edges per member at most: where its row of the merge
-switches) and saturated.  No cycle: a solution.  A cycle (or an illegal view):
-conflict analysis (:mod:`.direct_learn`) follows the forced orderings on it back to the
-chosen orientations they rest on, a set that cannot hold together: the solver learns
-the clause and proposes again.  The solver's refutation (no orientation avoids every
+before ``c``).  A SAT solver proposes a full orientation, preferring that of a
+topological order of the root that follows the views where it can (its *phase*: a guess
+of real time, :func:`_guess`); the orientation is added to the star order (two edges per
+member at most: where its row of the merge switches) and saturated.  No cycle: a
+solution.  A cycle (or an illegal view): conflict analysis (:mod:`.direct_learn`) follows
+the forced orderings on it back to the chosen orientations they rest on, a set that
+cannot hold together: the solver learns the clause (and, for each pair left unordered
+that a view orders, the reason of that orientation: :func:`_implied`) and proposes
+again.  The solver's refutation (no orientation avoids every
 learned set) is a violation.  Complete and sound: learned clauses are implied by the
 rules of saturation, and a full orientation that saturates without conflict is a
 solution.  No recursion and no copy per choice: memory stays that of one saturation.
