@@ -101,18 +101,20 @@ def _cycle(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.ndarray, inde
 
 
 @_compiled("Tuple((int64[:, :], int64[:], int64))"
-           "(int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:])")
+           "(int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:], boolean)")
 def _kahn(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray, start: np.ndarray,
-          adj: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+          adj: np.ndarray, clocks: bool) -> tuple[np.ndarray, np.ndarray, int]:
     """Kahn's algorithm pushing clocks along the edges: ``(clock, indeg, placed)``; the
-    operations with ``indeg > 0`` at the end lie on or after a cycle."""
+    operations with ``indeg > 0`` at the end lie on or after a cycle.  Without
+    ``clocks``, only the order of placing (the clocks are then empty): enough to find
+    the operations a cycle search needs."""
     indeg = np.zeros(n, np.int64)
     for j in range(adj.shape[0]):
         indeg[adj[j]] += 1
     for u in range(n - 1):
         if po_next[u]:
             indeg[u + 1] += 1
-    clock = np.full((n, width), -1, np.int64)
+    clock = np.full((n if clocks else 0, width), -1, np.int64)
     stack = np.empty(n, np.int64)
     top = 0
     for u in range(n):
@@ -124,51 +126,20 @@ def _kahn(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.nda
         top -= 1
         u = stack[top]
         placed += 1
-        cu = clock[u]
-        cu[proc[u]] = idx[u]
+        if clocks:
+            clock[u, proc[u]] = idx[u]
         last = start[u + 1] + (1 if po_next[u] else 0)
         for j in range(start[u], last):
             v = adj[j] if j < start[u + 1] else u + 1
-            cv = clock[v]
-            for k in range(width):
-                if cu[k] > cv[k]:
-                    cv[k] = cu[k]
+            if clocks:
+                for k in range(width):
+                    if clock[u, k] > clock[v, k]:
+                        clock[v, k] = clock[u, k]
             indeg[v] -= 1
             if indeg[v] == 0:
                 stack[top] = v
                 top += 1
     return clock, indeg, placed
-
-
-@_compiled("Tuple((int64[:], int64))(int64, boolean[:], int64[:], int64[:])")
-def _unplaced(n: int, po_next: np.ndarray, start: np.ndarray, adj: np.ndarray) -> tuple[np.ndarray, int]:
-    """Kahn's algorithm without clocks: ``(indeg, placed)``, the same operations left
-    (``indeg > 0``) as :func:`_kahn`, for a search of a cycle only."""
-    indeg = np.zeros(n, np.int64)
-    for j in range(adj.shape[0]):
-        indeg[adj[j]] += 1
-    for u in range(n - 1):
-        if po_next[u]:
-            indeg[u + 1] += 1
-    stack = np.empty(n, np.int64)
-    top = 0
-    for u in range(n):
-        if indeg[u] == 0:
-            stack[top] = u
-            top += 1
-    placed = 0
-    while top:
-        top -= 1
-        u = stack[top]
-        placed += 1
-        last = start[u + 1] + (1 if po_next[u] else 0)
-        for j in range(start[u], last):
-            v = adj[j] if j < start[u + 1] else u + 1
-            indeg[v] -= 1
-            if indeg[v] == 0:
-                stack[top] = v
-                top += 1
-    return indeg, placed
 
 
 @_compiled("Tuple((int64[:, :], int64[:]))(int64, int64, int64[:], int64[:], boolean[:], int64[:])")
@@ -178,7 +149,7 @@ def closure(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.n
     (when there is a cycle) unspecified clocks and the operations of one cycle in order.
     ``width``: the number of processes; ``po_next`` has ``n`` entries (the last False)."""
     start, adj = adjacency(n, flat)
-    clock, indeg, placed = _kahn(n, width, proc, idx, po_next, start, adj)
+    clock, indeg, placed = _kahn(n, width, proc, idx, po_next, start, adj, True)
     if placed == n:
         return clock, np.empty(0, np.int64)
     return clock, _cycle(n, start, adj, po_next, indeg)
@@ -192,7 +163,7 @@ def cycle_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next
     among the operations Kahn's algorithm leaves makes it: the first new pair, in the
     order given, whose end reaches back to its start; empty when acyclic."""
     start, adj = adjacency(n, flat)
-    indeg, placed = _unplaced(n, po_next, start, adj)
+    _, indeg, placed = _kahn(n, width, proc, idx, po_next, start, adj, False)
     if placed == n:
         return np.empty(0, np.int64)
     seen = np.full(n, -1, np.int64)  # the try that reached the operation
