@@ -336,8 +336,8 @@ def test_the_guided_order_is_topological_and_follows_its_rank(rng: random.Random
     nested = rng.random() < 0.5
     soft = full_order(ix, hard_pairs + pairs_along(rng, pos, rng.randint(0, 2 * n))) if nested else None
     rank = (soft.array.sum(axis=1) if soft is not None else
-            np.array([rng.random() for _ in range(n)]))  # any rank: only hard binds
-    got = guided_order(ix.P, hard.array, rank.astype(np.float64), np.array(ix.base, np.int64),
+            np.array([rng.randrange(4 * n + 1) for _ in range(n)]))  # any rank: only hard binds
+    got = guided_order(ix.P, hard.array, rank.astype(np.int64), np.array(ix.base, np.int64),
                        np.array(ix.length, np.int64)).tolist()
     assert sorted(got) == list(range(n))
     at = {u: i for i, u in enumerate(got)}

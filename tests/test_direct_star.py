@@ -240,14 +240,15 @@ def test_a_view_resumed_from_the_star_order_has_the_closure_from_scratch(
     attempt = direct_star._Growing.attempt
     compared = []
 
-    def checked(grow, ix, pending, vs, budget, trail, base=None, flat=None):
+    def checked(grow, ix, new, vs, budget, trail, base=None):
+        pairs = [tuple(p) for p in new.reshape(-1, 2).tolist()]
         if base is not None:
-            scratch = full_order(ix, [*grow.edges, *pending])
+            scratch = full_order(ix, [*grow.edges, *pairs])
             assert scratch is not None and scratch.clock == base.clock
             compared.append(1)
-        if flat is not None:  # the array given is the batch's pairs
-            assert flat.reshape(-1, 2).tolist() == [list(e) for e in pending]
-        return attempt(grow, ix, pending, vs, budget, trail, base, flat)
+        chosen = grow.reasons.maps[1]  # the pairs given are chosen orientations
+        assert all(chosen[p][0] == "choice" for p in pairs)
+        return attempt(grow, ix, new, vs, budget, trail, base)
 
     monkeypatch.setattr(direct_star._Growing, "attempt", checked)
     for seed in range(8):

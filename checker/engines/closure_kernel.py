@@ -300,7 +300,7 @@ def view_rules(clock: np.ndarray, reads: np.ndarray, sources: np.ndarray, reg: n
     return out, m
 
 
-@_compiled("int64[:](int64, int64[:, :], float64[:], int64[:], int64[:])")
+@_compiled("int64[:](int64, int64[:, :], int64[:], int64[:], int64[:])")
 def guided_order(width: int, hard: np.ndarray, rank: np.ndarray, base: np.ndarray, length: np.ndarray
                  ) -> np.ndarray:
     """A topological order of the order with clocks ``hard`` that takes, at each step,

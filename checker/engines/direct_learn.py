@@ -305,9 +305,6 @@ class Analyser:
         # the root star order: every graph holds it (its clocks bound the search)
         bound = self.root_order.array if self.root_order is not None else _NO_BOUND
         path = premise_path(ix.n, ix.po_next_array, *root, *late, bound, ix.proc_array, ix.idx_array, t, u, v)
-        if not len(path) and len(bound):  # not expected (see premise_path): search unbounded
-            path = premise_path(ix.n, ix.po_next_array, *root, *late, _NO_BOUND, ix.proc_array, ix.idx_array,
-                                t, u, v)
         if not len(path):
             raise AssertionError(f"no premise path {u}->{v} in graph {g} before stamp {t}")
         return path.tolist()

@@ -165,7 +165,7 @@ def _guess(ix: Index, star: DOrder, views: list[View]) -> list[int]:
     soft = star.array.copy()  # what some view (or the star order) places before each operation
     for v in views:
         np.maximum(soft, v.order.array, out=soft)
-    rank = soft.sum(axis=1).astype(np.float64)
+    rank = soft.sum(axis=1)
     return guided_order(ix.P, star.array, rank, np.array(ix.base, np.int64),
                         np.array(ix.length, np.int64)).tolist()
 
@@ -399,18 +399,17 @@ class _Growing:
         self.order = view.order
         self.reasons = ChainMap(self.edges, chosen)
 
-    def attempt(self, ix: Index, pending: Edges, vs: Mapping[int, int | None], budget: Budget, trail: Trail,
-                base: DOrder | None = None, flat: np.ndarray | None = None) -> Conflict | None:
-        """Add ``pending`` and saturate; on a conflict, undo and return it.  ``base``,
-        when given, is ``closure(po ∪ self.edges ∪ pending)`` already computed (an
-        order the view was not saturated on: every read is visited again); ``flat``,
-        when given, is ``pending``'s pairs as an array."""
+    def attempt(self, ix: Index, new: np.ndarray, vs: Mapping[int, int | None], budget: Budget, trail: Trail,
+                base: DOrder | None = None) -> Conflict | None:
+        """Add the chosen orientations ``new`` (pairs, flat) and saturate; on a conflict,
+        undo and return it.  ``base``, when given, is ``closure(po ∪ self.edges ∪ new)``
+        already computed (an order the view was not saturated on: every read is visited
+        again)."""
         size = len(self.edges)
         # the chosen orientations are not recorded in the view's trail: premise paths of
         # a view read them from the star order's (a view respects the star order)
         budget.tick()
         if base is None:
-            new = flat_pairs(pending.keys()) if flat is None else flat
             base = extend_order(ix, self.order, new)
             if base is None:
                 return conflict_of(ix, self.reasons, self.order, new)
@@ -466,12 +465,11 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     # order with the whole orientation extends it by the view's own root edges
     common: DOrder | None = star
     based_on: set[int] = set()
-    kept = {e: info for chunk in accepted for e, info in chunk.items()}  # the orientation less dropped
     chunk_lits = [{info[1] for info in chunk.values()} for chunk in accepted]
     chunk_flat = [flat_pairs(chunk.keys()) for chunk in accepted]
-    # kept's pairs as an array: the accepted orientation's, less the dropped literals' rows
+    # the accepted orientation less the dropped literals: the rows of its pairs kept
     whole = np.concatenate(chunk_flat).reshape(-1, 2) if chunk_flat else np.empty((0, 2), np.int64)
-    row_of = {info[1]: i for i, info in enumerate(kept.values())}
+    row_of = {info[1]: i for i, info in enumerate(info for chunk in accepted for info in chunk.values())}
     keep = np.ones(len(whole), np.bool_)
     kept_flat = whole.ravel()
     for v in views:
@@ -492,13 +490,12 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
             budget.tick()
             for lit in dropped - based_on:
                 if lit in row_of:
-                    del kept[edge_of[lit]]
                     keep[row_of[lit]] = False
             based_on = set(dropped)
             kept_flat = whole[keep].ravel()
             common = extend_order(ix, order, kept_flat)
         base = None if common is None else extend_order(ix, common, own[v.process])
-        c = grow.attempt(ix, kept, vs, budget, trail, base, flat=kept_flat)
+        c = grow.attempt(ix, kept_flat, vs, budget, trail, base)
         if c is not None:
             learn(c, None)
             for chunk, lits, flat in zip(accepted, chunk_lits, chunk_flat, strict=True):
@@ -506,10 +503,10 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
                 gone = dropped & lits
                 for lit in gone:
                     del pending[edge_of[lit]]
-                given = None if gone else flat
-                while pending and (c := grow.attempt(ix, pending, vs, budget, trail, flat=given)) is not None:
+                pairs = flat_pairs(pending.keys()) if gone else flat
+                while pending and (c := grow.attempt(ix, pairs, vs, budget, trail)) is not None:
                     learn(c, pending)
-                    given = None
+                    pairs = flat_pairs(pending.keys())
         good.append(View(v.process, grow.order, grow.edges))
     if out:
         out.extend(_implied(ix, star, good, edges, all_operations, analyser, trail))
