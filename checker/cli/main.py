@@ -13,8 +13,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Sequence
+from typing import Any, TextIO
 
 from fisheye.spec.history import HistoryError
 
@@ -43,7 +45,53 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class ClosedPipeTolerant:
+    """Standard output that a reader may close early (``fisheye check ... | head -1``):
+    once the pipe is closed, what is written is dropped (the file descriptor is pointed
+    at the null device) and the command goes on to its own exit status, so a closed pipe
+    never turns a violation or bad input into 0."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.closed_early = False
+
+    def _drop_the_rest(self) -> None:
+        self.closed_early = True
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, self._stream.fileno())
+        os.close(null)
+
+    def write(self, text: str) -> int:
+        if self.closed_early:
+            return len(text)
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._drop_the_rest()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._drop_the_rest()
+            self._stream.flush()  # what the buffer held goes to the null device
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    stdout = sys.stdout
+    sys.stdout = guarded = ClosedPipeTolerant(stdout)  # type: ignore[assignment]
+    try:
+        return _run(argv)
+    finally:
+        guarded.flush()  # a pipe closed before the last flush is seen here, not at exit
+        sys.stdout = stdout
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -57,8 +105,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("fisheye: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":
