@@ -201,7 +201,7 @@ def test_log_other_lines_are_counted_and_malformed_event_lines_rejected(tmp_path
     imp = edn(tmp_path, good, "a.log")
     assert imp.notes.other_lines == 1 and imp.notes.nemesis_events == 1
     assert imp.obj["history"] == {"0": [["w", "x", 1, {"t": [0, 2]}]]}
-    rejected(tmp_path, "INFO  jepsen.util - 0 :invoke :write 1\n", "line 1", "tabs",
+    rejected(tmp_path, "INFO  jepsen.util - 0 :invoke :write\n", "line 1", "whitespace",
              name="b.log")
     rejected(tmp_path, "INFO  jepsen.util - 0\t:invoke\t:write\t[1\n", "line 1", "not EDN",
              name="c.log")

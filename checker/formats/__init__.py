@@ -63,10 +63,11 @@ def read_history_object(path: str, *, fmt: str = "auto", nil_read: NilRead = "in
         return _unwrap(decode_text(text, source), source)
     notes = ImportNotes(FORMAT_NAMES[fmt])
     if fmt == jepsen_edn.FORMAT:
-        events = jepsen_edn.read_events(text, source)
+        events = jepsen_edn.read_events(text, source, notes)
     else:
         events = jepsen_log.read_events(text, source, notes)
-    obj = translate(events, nil_read=nil_read, notes=notes, source=source)
+    nil_text = jepsen_edn.KV_INITIAL if notes.format == jepsen_edn.KV_FORMAT_NAME else "nil"
+    obj = translate(events, nil_read=nil_read, notes=notes, source=source, nil_text=nil_text)
     return Imported(obj, source, fmt, notes)
 
 

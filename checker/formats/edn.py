@@ -11,7 +11,10 @@ understand and say where, so this reader is strict and positional:
 - ``nil``/``true``/``false``, integers (``N`` suffix allowed), floats, strings, characters,
   keywords, symbols, vectors, lists, maps, sets, ``#_`` (discard), ``;`` comments and
   tagged elements ``#tag form`` (kept as :class:`Tagged`, to be interpreted by the caller)
-  are read; anything else is an :class:`EdnError` with its line.
+  are read; anything else is an :class:`EdnError` with its line;
+- collections and tags nested deeper than :data:`MAX_DEPTH` are an :class:`EdnError` (a
+  Jepsen history nests four deep; the limit keeps any input, however deep, a one-line
+  error rather than a ``RecursionError``).
 
 Vectors and lists are read as tuples (EDN compares them equal), maps as :class:`EdnMap`
 (a ``dict``), sets as ``frozenset``.
@@ -20,6 +23,7 @@ Vectors and lists are read as tuples (EDN compares them equal), maps as :class:`
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,6 +98,8 @@ _CHARS = {"newline": "\n", "return": "\r", "space": " ", "tab": "\t", "formfeed"
           "backspace": "\b"}
 _CLOSER = {"[": "]", "(": ")", "{": "}", "#{": "}"}
 _END = object()
+MAX_DEPTH = 100
+"""Collections and tagged elements nested deeper than this are rejected."""
 
 
 def read_all(text: str) -> list[Any]:
@@ -101,11 +107,20 @@ def read_all(text: str) -> list[Any]:
     return _Reader(text).forms()
 
 
+def read_first(text: str) -> Any:
+    """The first form of ``text``; the text after it is not read."""
+    form = _Reader(text).form(None)
+    if form is _END:
+        raise EdnError("no form", 1)
+    return form
+
+
 class _Reader:
     def __init__(self, text: str):
         self.tokens = _TOKEN.finditer(text)
         self.text = text
         self.line = 1
+        self.depth = 0
 
     def forms(self) -> list[Any]:
         out = []
@@ -131,18 +146,22 @@ class _Reader:
     def form(self, closer: str | None) -> Any:
         """The next form; ``_END`` at the end of the text; the closing token when it
         matches ``closer``."""
-        t = self.next_token()
-        if t is None:
-            if closer is not None:
-                raise EdnError(f"the text ends before a closing {closer!r}", self.line)
-            return _END
-        kind, tok, line = t
+        while True:
+            t = self.next_token()
+            if t is None:
+                if closer is not None:
+                    raise EdnError(f"the text ends before a closing {closer!r}", self.line)
+                return _END
+            kind, tok, line = t
+            if kind != "discard":
+                break
+            self.nested(line, self.required, line, "#_")
         if kind == "close":
             if tok != closer:
                 raise EdnError(f"unexpected {tok!r}", line)
             return _Close
         if kind == "open":
-            return self.collection(tok, line)
+            return self.nested(line, self.collection, tok, line)
         if kind == "str":
             return _string(tok, line)
         if kind == "atom":
@@ -154,12 +173,19 @@ class _Reader:
             if len(name) == 5 and name[0] == "u":
                 return Char(chr(int(name[1:], 16)))
             return Char(name)
-        if kind == "discard":
-            self.required(line, "#_")
-            return self.form(closer)
         if kind == "tag":
-            return Tagged(tok[1:], self.required(line, tok), line)
+            return Tagged(tok[1:], self.nested(line, self.required, line, tok), line)
         raise EdnError(f"unexpected character {tok!r}", line)
+
+    def nested(self, line: int, read: Callable[..., Any], *args: Any) -> Any:
+        """``read(*args)`` one level deeper (at most :data:`MAX_DEPTH`)."""
+        if self.depth >= MAX_DEPTH:
+            raise EdnError(f"nested more than {MAX_DEPTH} levels deep", line)
+        self.depth += 1
+        try:
+            return read(*args)
+        finally:
+            self.depth -= 1
 
     def required(self, line: int, after: str) -> Any:
         form = self.form(None)

@@ -113,6 +113,7 @@ class _Translation:
     source: str
     nil_read: NilRead
     notes: ImportNotes
+    nil_text: str
     shape: str | None = None
     registers: dict[str, Any] = field(default_factory=dict)  # name -> original key
     history: dict[str, list[list[Any]]] = field(default_factory=dict)
@@ -123,12 +124,13 @@ class _Translation:
 
 
 def translate(events: Iterable[JepsenEvent], *, nil_read: NilRead, notes: ImportNotes,
-              source: str) -> dict[str, Any]:
-    """The contract's history object for a sequence of Jepsen events (rules above).
+              source: str, nil_text: str = "nil") -> dict[str, Any]:
+    """The contract's history object for a sequence of Jepsen events (rules above);
+    ``nil_text``: the string preferred for ``nil``, the initial value.
 
     Raises :class:`HistoryError` naming the event's line and the reason for anything that
     cannot be imported faithfully."""
-    tr = _Translation(source, nil_read, notes)
+    tr = _Translation(source, nil_read, notes, nil_text)
     pending: dict[int, _Pending] = {}
     names: dict[int, str] = {}
     incarnation: dict[int, int] = {}
@@ -316,7 +318,7 @@ def _register(tr: _Translation, where: str, key: Any) -> str:
 
 
 def _finish(tr: _Translation) -> dict[str, Any]:
-    sentinel = "nil"
+    sentinel = tr.nil_text
     while sentinel in tr.strings:
         sentinel += "'"
     tr.notes.sentinel = sentinel
