@@ -69,7 +69,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true",
                    help="print one JSON object on stdout (one per line for several files)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                   help="solver budget per file; exit 3 (unknown) when it runs out")
+                   help="time budget per file; exit 3 (unknown) when it runs out")
+    p.add_argument("--max-steps", type=int, default=None, metavar="N",
+                   help="search budget per file of the direct engine (configurations of the "
+                        "sequential search, closures of the causal one; default: the engine's "
+                        "own); exit 3 (unknown) when it runs out, whatever --timeout is left")
+    p.add_argument("--minimal", action="store_true",
+                   help="reduce a violation's certificate to a minimal core (as 'fisheye explain' "
+                        "does; slower: without it, the certificate is the engine's own refutation)")
     p.add_argument("--format", default="auto", choices=FORMATS,
                    help="input format (default: from the file name, else from its content)")
     p.add_argument("--nil-read", choices=NIL_READS, default=None,
@@ -109,6 +116,8 @@ class FileOutcome:
 def run(args: argparse.Namespace) -> int:
     if args.timeout is not None and not (math.isfinite(args.timeout) and args.timeout > 0):
         raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+    if args.max_steps is not None and args.max_steps < 1:
+        raise UsageError(f"--max-steps must be a positive number, not {args.max_steps}")
     files = expand(args.files)
     if len(files) == 1 and not Path(args.files[0]).is_dir():
         if args.progress:
@@ -151,6 +160,7 @@ def check_history(args: argparse.Namespace, history: History, source: str) -> Ch
         raise HistoryError(why, source)
     try:
         return check(history, Model(args.model), graph, engine=args.engine, timeout=args.timeout,
+                     max_steps=args.max_steps, minimal=args.minimal,
                      progress=lambda line: print(f"{source}: {line}", file=sys.stderr, flush=True))
     except ModuleNotFoundError as e:  # an engine not installed in this checkout
         raise UsageError(f"engine {args.engine!r} is not available ({e})") from None
@@ -235,4 +245,6 @@ def human(history: History, result: CheckResult, name: str) -> str:
             lines.append(f"  ... and {len(result.certificate) - MAX_REASONS} more (see --json)")
     elif result.message and result.verdict is not Verdict.CONSISTENT:
         lines.append(f"  {result.message}")
+    if result.verdict is Verdict.UNKNOWN:
+        lines.append("  (--max-steps and --timeout raise the budgets)")
     return "\n".join(lines)

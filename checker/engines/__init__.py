@@ -72,20 +72,38 @@ def _direct_sc(history: History, model: Model) -> bool:
 
 
 def _run(name: str, history: History, model: Model, graph: ProximityGraph, timeout: float | None,
-         progress: Progress | None) -> CheckResult:
+         progress: Progress | None, max_steps: int | None, minimal: bool) -> CheckResult:
+    steps: dict[str, int] = {}
     if realtime.handles(history, model) and not (name == "direct" and _direct_sc(history, model)):
-        return _realtime_engine(name)(history, model, graph, timeout=timeout)
+        if name == "z3":
+            return _realtime_engine(name)(history, model, graph, timeout=timeout)
+        if max_steps is not None:
+            steps["max_states"] = max_steps
+        return _realtime_engine(name)(history, model, graph, timeout=timeout, minimal=minimal, **steps)
     if name == "direct":
-        return _engine(name)(history, model, graph, timeout=timeout, progress=progress)
+        if max_steps is not None:
+            steps["max_nodes"] = max_steps
+        return _engine(name)(history, model, graph, timeout=timeout, progress=progress, **steps)
     return _engine(name)(history, model, graph, timeout=timeout)
 
 
 def check(history: History, model: Model | str, graph: ProximityGraph | None = None, *,
-          engine: str = "auto", timeout: float | None = None, validate_witness: bool = True,
+          engine: str = "auto", timeout: float | None = None, max_steps: int | None = None,
+          minimal: bool = False, validate_witness: bool = True,
           progress: Progress | None = None) -> CheckResult:
     """Decide ``model``; ``timeout`` bounds the engines' searches (in total, for
-    ``auto``); ``progress`` receives a line every few seconds of a long check."""
+    ``auto``); ``max_steps`` bounds the direct engine's search (configurations of the
+    sequential search, closures of the causal one; default: the engine's own), the first
+    of the two to run out ends it with *unknown*; ``progress`` receives a line every few
+    seconds of a long check.
+
+    A violation's certificate is the deciding engine's own refutation (the search's
+    refuted part, a cycle of forced orderings, or Z3's unsat core), produced with the
+    verdict at no extra search; ``minimal`` reduces it to a minimal core first (a search
+    per operation tried: what ``fisheye explain`` shows)."""
     model = Model(model)
+    if max_steps is not None and max_steps < 1:
+        raise UsageError(f"the step budget must be a positive number, not {max_steps}")
     why = unsupported(history, model)
     if why:
         raise UsageError(why)
@@ -110,7 +128,7 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
         if result is not None and progress is not None:
             progress(f"{model}: the {result.engine} engine gave up ({result.message}); trying the "
                      f"{name} engine" + ("" if left is None else f" for at most {left:.0f} s"))
-        result = _run(name, history, model, graph, left, progress)
+        result = _run(name, history, model, graph, left, progress, max_steps, minimal)
         if result.verdict is not Verdict.UNKNOWN:
             break
         gave_up.append((name, result.message))

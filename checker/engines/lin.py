@@ -15,10 +15,13 @@ get stuck; the engine then searches the whole history at once, which is exact.
 ``fisheye-lin`` on the complete graph is ``lin``; otherwise, and for ``sc``, the
 search runs on the whole history (these models are not local).
 
-A violation's certificate is a small core: the operations of one register (for
-``lin``) invoked up to the earliest time at which no linearization exists, reduced
-by deletion to a set from which no operation can be removed without the violation
-disappearing.
+A violation's certificate is the search's own refutation: the part of the history (the
+operations of one register, for ``lin``) of which the search explored every
+configuration without finding a sequence.  With ``minimal``, it is a small core
+instead: the operations of that part invoked up to the earliest time at which no
+linearization exists, reduced by deletion to a set from which no operation can be
+removed without the violation disappearing (a search per operation tried: on a
+violation, nearly all of the time goes there).
 """
 
 from __future__ import annotations
@@ -45,7 +48,11 @@ MAX_CORE_SEARCH = 200
 
 
 def check(history: History, model: Model | str, graph: ProximityGraph | None = None, *,
-          timeout: float | None = None, max_states: int = DEFAULT_MAX_STATES) -> CheckResult:
+          timeout: float | None = None, max_states: int | None = DEFAULT_MAX_STATES,
+          minimal: bool = True) -> CheckResult:
+    """Decide ``model``; ``max_states`` bounds the configurations explored (``None``: no
+    bound but ``timeout``); a violation's certificate is a minimal core with
+    ``minimal``, else the search's refutation (module docstring)."""
     model = Model(model)
     if graph is None:
         graph = ProximityGraph(history.processes, history.edges)
@@ -56,7 +63,8 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
         seq, bad = _decide(history, rt, budget)
         if seq is None:
             assert bad is not None
-            cert = _certificate(history, rt, bad, budget)
+            cert = (_certificate(history, rt, bad, budget) if minimal or len(bad) == 1
+                    else _refutation(history, rt, bad))
     except BudgetExhausted as e:
         return CheckResult(Verdict.UNKNOWN, model, graph, ENGINE, message=str(e),
                            seconds=time.perf_counter() - start, stats={"configurations": budget.states})
@@ -65,7 +73,7 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
         return CheckResult(Verdict.CONSISTENT, model, graph, ENGINE, witness=Witness(sequence=tuple(seq)),
                            seconds=time.perf_counter() - start, stats=stats)
     return CheckResult(Verdict.VIOLATION, model, graph, ENGINE, certificate=cert,
-                       message=f"no sequence exists: the {len(cert) - 1} operations of the certificate "
+                       message=f"no sequence exists: the {len(cert[-1].ops)} operations of the certificate "
                                f"already admit none", seconds=time.perf_counter() - start, stats=stats)
 
 
@@ -232,6 +240,21 @@ def _relaxed(history: History, uids: Sequence[int], cut: float | None, optional:
     return History(history.processes, new_ops, history.edges, history.initial), back
 
 
+def _no_sequence(rt: RealTimePairs, count: int, registers: Sequence[str]) -> str:
+    """The certificate's last reason: what does not exist."""
+    what = ("linearization" if rt.every_pair
+            else "legal sequence respecting process order and real time between neighbours")
+    return f"no {what} of these {count} operations on {', '.join(sorted(registers))}"
+
+
+def _refutation(history: History, rt: RealTimePairs, uids: list[int]) -> tuple[Reason, ...]:
+    """The search's own certificate: the part ``uids`` it refuted, as one reason (free:
+    the search has already explored every configuration of this part)."""
+    regs = {history.ops[u].register for u in uids}
+    return (Reason(f"{_no_sequence(rt, len(uids), regs)} exists (a minimal core: fisheye explain, "
+                   f"or check --minimal)", "no-sequence", tuple(sorted(uids))),)
+
+
 def _certificate(history: History, rt: RealTimePairs, uids: list[int], budget: Budget
                  ) -> tuple[Reason, ...]:
     """A small failing core of ``uids``: the history as it stood at the earliest
@@ -274,11 +297,9 @@ def _certificate(history: History, rt: RealTimePairs, uids: list[int], budget: B
     shown = [(back[k], op) for k, op in enumerate(sub.ops) if k not in idle]
     reasons = [Reason(f"{ops[u].label()}{_times(op, relaxed=u in optional)}", "operation", (u,))
                for u, op in shown]
-    regs = sorted({op.register for _, op in shown})
-    what = ("linearization" if rt.every_pair
-            else "legal sequence respecting process order and real time between neighbours")
+    regs = {op.register for _, op in shown}
     when = "" if cut is None else f" (as they stood at time {format_value(cut)})"
-    reasons.append(Reason(f"no {what} of these {len(shown)} operations on {', '.join(regs)}{when} exists",
+    reasons.append(Reason(f"{_no_sequence(rt, len(shown), regs)}{when} exists",
                           "no-sequence", tuple(u for u, _ in shown)))
     return tuple(reasons)
 
