@@ -79,7 +79,7 @@ def _all_states(ctx, limit=None):
 
 def test_the_state_codecs_are_canonical_and_invertible():
     from fisheye.checker.explore.codec import ComponentCodec, TaggedCodec
-    from fisheye.impl.toco_quotient import ProtocolCodec
+    from fisheye.impl.protocol_codec import ProtocolCodec
 
     for sc, g, lvl, kind in (("paris-berlin-newyork", "paper", "protocol", ProtocolCodec),
                              ("fig6", "complete", "protocol", ProtocolCodec),
@@ -115,7 +115,7 @@ def test_the_component_codec_takes_any_other_shape_apart():
 
 
 def test_wide_integers_take_the_wide_form():
-    from fisheye.impl.toco_quotient import ProtocolCodec
+    from fisheye.impl.protocol_codec import ProtocolCodec
 
     ctx = make_context("paris-berlin-newyork", "paper")
     s = ctx.system.initial()

@@ -12,7 +12,7 @@ compares states as *bytes*:
 
 A system may declare its own, compact codec (:class:`CodecProvider`: a method
 ``state_codec()``; the protocol level's is
-:class:`fisheye.impl.toco_quotient.ProtocolCodec`, about one byte per small integer of the
+:class:`fisheye.impl.protocol_codec.ProtocolCodec`, about one byte per small integer of the
 state).  Any other system gets :class:`TaggedCodec`, a self-describing encoding of trees of
 tuples, named tuples, frozen dataclasses, frozensets, enums and scalars.
 """
