@@ -13,7 +13,7 @@ from research_scripts import load
 
 from fisheye.checker import counterexample as cxm
 from fisheye.checker.cli import main
-from fisheye.checker.explain.argument import explain, verify
+from fisheye.checker.explain import explain, verify
 from fisheye.checker.shrink import RunChecks, still_violates
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.models import MODEL_NAMES

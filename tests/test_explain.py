@@ -12,15 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fisheye.checker.engines import check
-from fisheye.checker.explain.argument import (
-    Core,
-    ExplainError,
-    Explanation,
-    _removal,
-    explain,
-    sourceless_reads,
-    verify,
-)
+from fisheye.checker.explain import Core, ExplainError, Explanation, explain, verify
+from fisheye.checker.explain.core import _removal, sourceless_reads
 from fisheye.checker.explain.prover import Choice, Fact, Leaf, NoProof, Split, prove
 from fisheye.checker.result import Verdict
 from fisheye.spec import paper
@@ -186,7 +179,7 @@ def test_prover_agrees_with_the_engines(hg, model):
         assert verdict is Verdict.CONSISTENT
         return
     assert verdict is Verdict.VIOLATION
-    from fisheye.checker.explain.argument import op_names
+    from fisheye.checker.explain.words import op_names
 
     names = tuple(op_names(len(h.ops)))
     exp = Explanation(h, Model(model), g, Core(tuple(range(len(h.ops))), h, False, 0), names, proof)
@@ -226,14 +219,15 @@ def test_past_the_proof_budget_the_core_is_still_given():
 
 def _contradictions_stay_in_their_view(exp) -> list[str]:
     """Every chain stated 'in S_p' names only operations of S_p (p's and the writes)."""
-    from fisheye.checker.explain.argument import _leaves, order_name
+    from fisheye.checker.explain.prover import leaves
+    from fisheye.checker.explain.words import order_name
 
     problems = []
     if exp.proof is None:
         return problems
     numbering = exp._numbering()
     by_name = {exp.n(op.uid): op.uid for op in exp.ops}
-    for leaf in _leaves(exp.proof.root):
+    for leaf in leaves(exp.proof.root):
         text = exp.contradiction_text(leaf, numbering)
         stated = text.rsplit("; so ", 1)[-1] if "; so " in text else text.split(" while ", 1)[-1]
         view = order_name(leaf.ctx)
@@ -280,7 +274,20 @@ def test_every_shipped_model_counterexample_argues_inside_its_views():
 @settings(max_examples=300, deadline=None)
 @given(st.booleans().flatmap(lambda rep: hs.histories(max_ops=9, repeated_values=rep)))
 def test_indexed_candidate_sources_are_the_specs(h):
-    from fisheye.checker.explain.argument import all_candidate_sources
+    from fisheye.checker.explain.core import all_candidate_sources
     from fisheye.spec.causal import candidate_sources
 
     assert all_candidate_sources(h) == {r.uid: candidate_sources(h, r) for r in h.reads}
+
+
+def test_minimal_violating_core_is_the_public_entry_of_the_core_alone():
+    from fisheye.checker.explain import minimal_violating_core
+
+    h = paper.figure6(2, 5)
+    core = minimal_violating_core(h, "fisheye", _graph(h))
+    assert core.minimal and len(core.uids) == 6
+    assert check(core.history, Model.FISHEYE, _graph(h)).verdict is Verdict.VIOLATION
+    assert [h.ops[u].label() for u in core.uids] == [op.label() for op in core.history.ops]
+    with pytest.raises(ExplainError) as e:
+        minimal_violating_core(h, "cc", _graph(h))
+    assert e.value.verdict is Verdict.CONSISTENT

@@ -8,7 +8,7 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from fisheye.checker.explain.argument import ExplainError
+from fisheye.checker.explain import ExplainError
 from fisheye.checker.explain.realtime import RealTimeExplanation, explain_realtime
 from fisheye.checker.result import Verdict
 from fisheye.spec.graph import ProximityGraph

@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from fisheye.checker.cli import main
-from fisheye.checker.explain import ExplainError, explain
-from fisheye.checker.explain.argument import verify
+from fisheye.checker.explain import ExplainError, explain, verify
 from fisheye.checker.explain.diagram import MAX_SHOWN
 from fisheye.checker.explain.diagram import render as diagram
 from fisheye.checker.explain.svg import CHAR, MAX_WIDTH

@@ -1,7 +1,13 @@
-"""Explanations of violations: the argument as data (:mod:`.argument`), the proof search
-that finds it (:mod:`.prover`), and its renderings as a space-time diagram in text
-(:mod:`.diagram`) and SVG (:mod:`.svg`)."""
+"""Explanations of violations: the minimal core (:mod:`.core`), the proof search that
+finds the chain of forced orderings on it (:mod:`.prover`), the explanation as data and
+text (:mod:`.explanation`, built by :mod:`.argument`, checked by :mod:`.verify`), and its
+renderings as a space-time diagram in text (:mod:`.diagram`), SVG (:mod:`.svg`) and HTML
+(:mod:`.html`)."""
 
-from .argument import ExplainError, Explanation, explain
+from .argument import explain
+from .core import Core, minimal_violating_core
+from .errors import ExplainError
+from .explanation import Explanation
+from .verify import verify
 
-__all__ = ["ExplainError", "Explanation", "explain"]
+__all__ = ["Core", "ExplainError", "Explanation", "explain", "minimal_violating_core", "verify"]

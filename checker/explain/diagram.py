@@ -19,7 +19,10 @@ from dataclasses import dataclass
 
 from fisheye.spec.history import History
 
-from .argument import Explanation, Leaf, _leaves, all_candidate_sources, op_text, order_name
+from .core import all_candidate_sources
+from .explanation import Explanation
+from .prover import Leaf, leaves
+from .words import op_text, order_name
 
 MAX_SHOWN = 60      # operations drawn at most (core first)
 MAX_LABEL = 32      # characters of an operation's text at most
@@ -152,7 +155,7 @@ def cycles(exp: Explanation) -> list[tuple[str, str]]:
         return []
     facts = exp.proof.facts
     out = []
-    for leaf in _leaves(exp.proof.root):
+    for leaf in leaves(exp.proof.root):
         assert isinstance(leaf, Leaf)
         first = facts[leaf.cycle[0]].lit
         parts = [exp.n(first.a)]
@@ -170,7 +173,7 @@ def cycle_pairs(exp: Explanation) -> list[tuple[str, list[tuple[int, int]]]]:
         return []
     out = []
     facts = exp.proof.facts
-    for leaf in _leaves(exp.proof.root):
+    for leaf in leaves(exp.proof.root):
         assert isinstance(leaf, Leaf)
         pairs = [(exp.core.uids[facts[f].lit.a], exp.core.uids[facts[f].lit.b]) for f in leaf.cycle]
         out.append((order_name(leaf.ctx), pairs))

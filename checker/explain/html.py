@@ -16,9 +16,10 @@ from html import escape
 
 from fisheye.spec.history import History, Value
 
-from .argument import Explanation, op_text
 from .diagram import core_names
+from .explanation import Explanation
 from .svg import render as svg_render
+from .words import op_text
 
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; max-width: 80em; }

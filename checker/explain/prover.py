@@ -44,13 +44,15 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from fisheye.spec.causal import candidate_sources
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History, Op
 from fisheye.spec.models import Model
+
+from .errors import OutOfTime
 
 
 class ProofBudget(RuntimeError):
@@ -397,8 +399,6 @@ class _Prover:
         if self.nodes > self.budget:
             raise ProofBudget(f"more than {self.budget} proof nodes")
         if self.deadline is not None and time.monotonic() > self.deadline:
-            from .argument import OutOfTime
-
             raise OutOfTime("the time limit ran out during the case analysis")
         end = self.propagate(st)
         if end is not None:
@@ -574,4 +574,26 @@ def _case_ids(node: Node) -> set[int]:
         for fid, child in node.end.cases:
             out.add(fid)
             out |= _case_ids(child)
+    return out
+
+
+def leaves(node: Node) -> list[Leaf]:
+    """The contradictions that close the cases of a proof tree, left to right."""
+    if isinstance(node.end, Leaf):
+        return [node.end]
+    out: list[Leaf] = []
+    for _, c in node.end.cases:
+        out += leaves(c)
+    return out
+
+
+def premise_closure(facts: dict[int, Fact], ids: Sequence[int]) -> set[int]:
+    """The facts ``ids`` and every fact they rest on, transitively."""
+    out: set[int] = set()
+    stack = list(ids)
+    while stack:
+        f = stack.pop()
+        if f not in out:
+            out.add(f)
+            stack += list(facts[f].premises)
     return out

@@ -33,7 +33,8 @@ from fisheye.spec.realtime import RealTimePairs, real_time_pairs
 
 from ..engines import lin as lin_engine
 from ..result import Verdict
-from .argument import ExplainError, op_names, start_text, value_text
+from .errors import ExplainError
+from .words import op_names, start_text, value_text
 
 
 @dataclass(frozen=True)

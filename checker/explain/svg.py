@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from .argument import Explanation
 from .diagram import MAX_LABEL, clip, core_names, cycle_pairs, cycles, explanation_layout, label
+from .explanation import Explanation
 
 SVG_NS = "http://www.w3.org/2000/svg"
 CHAR = 7.3                    # width of one character of the 12 px monospace font

@@ -1,0 +1,79 @@
+"""The modules of ``fisheye.checker.explain`` import one another one way: no cycle, not
+even one hidden by an import inside a function or under ``TYPE_CHECKING``; and each module
+imports on its own, first, in a fresh interpreter."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from graphlib import CycleError, TopologicalSorter
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "checker" / "explain"
+NAME = "fisheye.checker.explain"
+
+
+def _modules() -> list[str]:
+    return sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
+
+
+def _imports(module: str) -> dict[str, bool]:
+    """The package's modules that ``module`` imports, each with whether the import is at
+    the module's top level (not in a function, a class or an ``if``)."""
+    tree = ast.parse((PACKAGE / f"{module}.py").read_text(encoding="utf-8"))
+    top = {id(node) for node in tree.body}
+    out: dict[str, bool] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level == 1:
+            targets = [node.module] if node.module else [a.name for a in node.names]
+        elif node.level == 0 and (node.module or "").startswith(NAME + "."):
+            targets = [node.module[len(NAME) + 1:].split(".")[0]]
+        else:
+            continue
+        for t in targets:
+            if t in _modules():
+                out[t] = out.get(t, False) or id(node) in top
+    return out
+
+
+def test_the_scan_sees_the_package():
+    assert {"argument", "core", "explanation", "prover", "explainers", "verify", "words"} <= set(_modules())
+    assert _imports("explanation").get("prover") is True
+
+
+def test_no_import_cycle_between_the_modules():
+    graph = {m: set(_imports(m)) for m in _modules()}
+    try:
+        order = list(TopologicalSorter(graph).static_order())
+    except CycleError as e:
+        raise AssertionError(f"import cycle: {' -> '.join(e.args[1])}") from None
+    assert set(order) == set(graph)
+
+
+def test_no_module_of_the_package_is_imported_inside_a_function():
+    hidden = {m: sorted(t for t, at_top in _imports(m).items() if not at_top) for m in _modules()}
+    assert {m: t for m, t in hidden.items() if t} == {}
+
+
+def test_the_graph_check_catches_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}}
+    try:
+        list(TopologicalSorter(graph).static_order())
+    except CycleError:
+        return
+    raise AssertionError("no cycle found")
+
+
+def test_each_module_imports_first_in_a_fresh_interpreter():
+    code = (
+        "import importlib, sys\n"
+        f"for m in {_modules()!r}:\n"
+        "    for k in [k for k in sys.modules if k.startswith('fisheye')]:\n"
+        "        del sys.modules[k]\n"
+        f"    importlib.import_module('{NAME}.' + m)\n"
+        "print('ok')\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
