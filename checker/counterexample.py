@@ -29,14 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from fisheye.impl.api import (
-    ChecksBroadcast,
     Network,
     Quotient,
     ReplayError,
     Step,
     System,
     SystemRequest,
-    judge,
     logs_as_json,
 )
 from fisheye.impl.api import replay as replay_schedule
@@ -227,14 +225,12 @@ def from_run(system: System[Any], schedule: Sequence[Step], violates: str, *, se
 
 def property_failure(system: System[Any], state: Any, name: str) -> str | None:
     """Why the system's property ``name`` fails at ``state`` (the end of a run), or None
-    if it holds there (or the system has no such property)."""
-    complete = system.is_final(state)
-    if isinstance(system, ChecksBroadcast):
-        found = [v for v in system.broadcast_violations(state, complete=complete) if v.prop == name]
-        if found:
-            return str(found[0])
-    failed = judge([p for p in system.properties() if p.name == name], state, complete).failed
-    return failed[0][1] if failed else None
+    if it holds there (or the system has no such property); judged by
+    :class:`fisheye.checker.judge.Judge`."""
+    from .judge import Judge
+
+    found = Judge.of(system, model=None).failure(state, name)
+    return None if found is None else found.reason
 
 
 def replayable_system(system: System[Any]) -> System[Any]:

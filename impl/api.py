@@ -16,7 +16,8 @@ transition system (every :class:`System` provides all of this):
 * ``history(state)`` and ``delivery_logs(state)``: the recorder (the run's register
   history in the history-file format, and per-process logs of the events the
   properties are judged on -- possibly empty);
-* ``properties()``: its named properties with expectations (:class:`Property`).
+* ``properties()``: its named properties with expectations (:class:`Property`, from
+  :mod:`fisheye.impl.properties`, re-exported here).
 
 No threads, no clocks, no randomness inside: a run is its schedule (the list of steps),
 and replaying the schedule from ``initial()`` reproduces it exactly (:func:`replay`).
@@ -47,12 +48,27 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History, Value
+
+# re-exported: a system's properties are part of its contract
+from .properties import (
+    DEADLOCK,  # noqa: F401
+    Expectation,  # noqa: F401
+    Judgement,  # noqa: F401
+    NamedViolation,  # noqa: F401
+    Property,  # noqa: F401
+    PropertyCheck,  # noqa: F401
+    PropertyKind,  # noqa: F401
+    Violation,  # noqa: F401
+    deadlock_freedom,  # noqa: F401
+    model_property,  # noqa: F401
+    some_complete_run,  # noqa: F401
+)
 
 
 class Network(StrEnum):
@@ -199,120 +215,6 @@ class SystemInfo:
             out["crashes"] = self.crashes
         out.update(dict(self.options))
         return out
-
-
-# ---- properties -------------------------------------------------------------------------
-class Expectation(StrEnum):
-    """How a property is expected to hold (after Stateright).
-
-    ``always``: at the end of every run (every terminal state: complete runs and
-    deadlocks); one run where it fails is a violation, reported with its schedule.
-    ``sometimes``: at the end of at least one complete run; an exploration that is
-    complete and never saw it hold fails (a run with no complete execution is no pass),
-    and an incomplete one says nothing."""
-
-    ALWAYS = "always"
-    SOMETIMES = "sometimes"
-
-
-class PropertyKind(StrEnum):
-    """What a property is about: ``model`` (the run's history is checked against a
-    consistency model, by the checker: ``Property.check`` is None), ``broadcast`` (the
-    properties of a broadcast abstraction on the delivery logs: section 4.1's, or
-    LCURB1-5), ``liveness`` (deadlock freedom, some complete run), ``protocol`` (a
-    property a protocol states about its own states)."""
-
-    MODEL = "model"
-    BROADCAST = "broadcast"
-    LIVENESS = "liveness"
-    PROTOCOL = "protocol"
-
-
-PropertyCheck = Callable[[Any, bool], "str | None"]
-"""``check(state, complete)``: None when the property holds at ``state`` (the end of a
-run; ``complete``: the run is complete, not a deadlock), else one line saying why not."""
-
-
-@dataclass(frozen=True)
-class Property:
-    """A named property with its expectation.  ``check`` judges a terminal state
-    (None: judged by the checker, for ``kind == model``: ``model`` names the model)."""
-
-    name: str
-    expectation: Expectation
-    kind: PropertyKind
-    check: PropertyCheck | None = field(default=None, compare=False)
-    model: str | None = None
-    description: str = ""
-
-
-def deadlock_freedom(is_final: Callable[[Any], bool]) -> Property:
-    """Always: a run that stops ends complete (no step enabled yet not final is a
-    deadlock)."""
-    def check(state: Any, complete: bool) -> str | None:
-        return None if complete or is_final(state) else "no step is enabled but the run is not complete"
-    return Property("deadlock", Expectation.ALWAYS, PropertyKind.LIVENESS, check,
-                    description="every run that stops is complete")
-
-
-def some_complete_run() -> Property:
-    """Sometimes: at least one run is complete (an exploration that finds none fails)."""
-    def check(state: Any, complete: bool) -> str | None:
-        return None if complete else "the run is not complete"
-    return Property("complete run", Expectation.SOMETIMES, PropertyKind.LIVENESS, check,
-                    description="some run completes")
-
-
-def model_property(model: str) -> Property:
-    """Always: every complete run's history satisfies ``model`` (judged by the checker,
-    on the system's graph unless the checker is told another)."""
-    return Property(str(model), Expectation.ALWAYS, PropertyKind.MODEL, None, model=str(model),
-                    description=f"every complete history is {model}")
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """The properties judged at one terminal state: ``failed`` the ``always`` ones that
-    fail there (name, reason); ``held`` the ``sometimes`` ones that hold there (only at
-    the end of a complete run)."""
-
-    failed: tuple[tuple[str, str], ...] = ()
-    held: tuple[str, ...] = ()
-
-
-def judge(properties: Iterable[Property], state: Any, complete: bool) -> Judgement:
-    """Judge ``properties`` (those with a ``check``) at a terminal state."""
-    failed: list[tuple[str, str]] = []
-    held: list[str] = []
-    for p in properties:
-        if p.check is None:
-            continue
-        why = p.check(state, complete)
-        if p.expectation is Expectation.ALWAYS:
-            if why is not None:
-                failed.append((p.name, why))
-        elif complete and why is None:
-            held.append(p.name)
-    return Judgement(tuple(failed), tuple(held))
-
-
-def explorer_judged(properties: Iterable[Property]) -> tuple[Property, ...]:
-    """The properties an explorer judges with :func:`judge` at terminal states: the
-    ``always`` ones of kind ``protocol`` and every ``sometimes`` one with a check.  The
-    others it judges its own way: the model by the checker, deadlock freedom by the
-    kind of the terminal state, the broadcast properties with
-    :class:`ChecksBroadcast` when the system has it."""
-    return tuple(p for p in properties if p.check is not None and (
-        p.expectation is Expectation.SOMETIMES or p.kind is PropertyKind.PROTOCOL))
-
-
-class NamedViolation(Protocol):
-    """A violated property of a run: ``prop`` is the property's name; ``str()`` says
-    why (:class:`fisheye.spec.broadcast.BroadcastViolation`,
-    :class:`fisheye.spec.lcurb.Violation`)."""
-
-    @property
-    def prop(self) -> str: ...
 
 
 # ---- every system -----------------------------------------------------------------------

@@ -289,7 +289,11 @@ def run(args: argparse.Namespace) -> int:
         from ..systems import ship_to_spark
 
         ship_to_spark()
-        report = spark_explore(ctx, builder(ctx), master=args.master, partitions=args.partitions,
+        try:
+            spark_builder = builder(ctx)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        report = spark_explore(ctx, spark_builder, master=args.master, partitions=args.partitions,
                                max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout,
                                progress=not args.quiet,
                                parquet=args.parquet, checkpoint=args.checkpoint, verbose=args.verbose)
@@ -436,8 +440,13 @@ def _print_text(r: dict[str, Any], args: argparse.Namespace, saved: list[str]) -
     if r.get("unknown_checks"):
         w(f"  {plural(r['unknown_checks'], 'history', 'histories')} could not be decided (unknown)\n")
     total = r["violations_total"]
+    never = [p for p in r.get("properties", ()) if p["status"] == "never held"]
+    for p in never:
+        w(f"  property '{p['name']}' (sometimes) NEVER HELD: no complete run satisfies it\n")
     if not total:
-        if not r["complete"]:
+        if never:
+            w("  no violation of an 'always' property, but a 'sometimes' one never held: NOT a pass\n")
+        elif not r["complete"]:
             w("  nothing found before the cut: the search is incomplete, so this is NOT a pass\n")
         elif r.get("unknown_checks"):
             w("  no violation found, but some histories are undecided: NOT a pass\n")

@@ -158,18 +158,17 @@ def run_replay(args: argparse.Namespace) -> int:
 
 
 def run_violations(system: Any, state: Any, complete: bool) -> list[tuple[str, str, str]]:
-    """The properties a run's end violates, as (name, kind, why): the broadcast properties
-    (``broadcast``) of a system that checks them, then the system's own ``always``
-    properties (``property``), judged as the explorer judges them."""
-    from fisheye.impl.api import ChecksBroadcast, explorer_judged, judge
+    """The properties a run's end violates, as (name, kind, why), deadlock freedom
+    apart (:func:`report_run` details it): every ``always`` property of the system but
+    the model (:class:`fisheye.checker.judge.Judge`; the model is ``fisheye check``'s
+    job, on the ``--json`` output)."""
+    from fisheye.impl.properties import DEADLOCK
 
-    out: list[tuple[str, str, str]] = []
-    if isinstance(system, ChecksBroadcast):
-        out += [(v.prop, "broadcast", str(v)) for v in system.broadcast_violations(state, complete=complete)]
-    if hasattr(system, "properties"):
-        out += [(name, "property", why)
-                for name, why in judge(explorer_judged(system.properties()), state, complete).failed]
-    return out
+    from ..explore.report import violation_kind
+    from ..judge import Judge
+
+    judged = Judge.of(system, model=None)(state, complete)
+    return [(v.prop, violation_kind(v), v.reason) for v in judged.failed if v.prop != DEADLOCK]
 
 
 def _deadlock_details(system: Any, state: Any) -> str:

@@ -15,7 +15,8 @@
   execution of the broadcast specification), ``deadlock`` (no step enabled, not
   complete: a liveness violation);
 * :func:`terminal_record` -- what the report needs from a terminal state (its history,
-  outcome, broadcast-property violations).
+  outcome, and the judgement of every property but the model, :mod:`fisheye.checker.judge`;
+  the report checks each distinct history against the model once).
 
 An :class:`Context` bundles the system with the step function and the options; it
 pickles (cloudpickle) when the system does.
@@ -28,19 +29,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fisheye.impl.api import (
-    ChecksBroadcast,
     ConditionedRuns,
     ConditionsReads,
     HasInfeasible,
     HasOutcomes,
     Judgement,
+    PropertyKind,
     Step,
-    System,
-    explorer_judged,
-    judge,
 )
 from fisheye.spec.history import History
 
+from ..judge import Judge
 from .codec import StateCodec, codec_of, encode
 from .codec import fingerprint as fingerprint_bytes
 from .reduction import kind_of, reducer
@@ -62,6 +61,16 @@ class Context:
     may_send: Callable[[Any, str, str], bool] | None = None
     _step_fn: Callable[[Any], Sequence[Step]] | None = field(default=None, repr=False)
     _codec: StateCodec | None = field(default=None, repr=False)
+    _judge: Judge | None = field(default=None, repr=False)
+
+    @property
+    def judge(self) -> Judge:
+        """The judge of the system's properties (:class:`fisheye.checker.judge.Judge`);
+        built at the start of an exploration, so that a property it cannot judge is an
+        error before any state is visited."""
+        if self._judge is None:
+            self._judge = Judge.of(self.system)
+        return self._judge
 
     @property
     def codec(self) -> StateCodec:
@@ -83,6 +92,7 @@ class Context:
         d = dict(self.__dict__)
         d["_step_fn"] = None
         d["_codec"] = None
+        d["_judge"] = None
         return d
 
 
@@ -136,8 +146,12 @@ class TerminalRecord:
     history: History
     outcome: tuple[Any, ...]          # values of the scenario's named reads, in order
     matches: bool                     # every conditioning read returned the figure's value
-    broadcast: tuple[str, ...]        # violated section 4.1 properties (names), sorted
-    judged: Judgement = Judgement()   # the system's own properties (impl.api.explorer_judged)
+    judged: Judgement = Judgement()   # every property but the model (checker.judge)
+
+    @property
+    def broadcast(self) -> tuple[str, ...]:
+        """The broadcast properties that fail here (names, sorted)."""
+        return tuple(sorted(v.prop for v in self.judged.failed if v.kind is PropertyKind.BROADCAST))
 
 
 def history_key(h: History) -> tuple[Any, ...]:
@@ -158,13 +172,8 @@ def terminal_record(ctx: Context, state: Any, kind: str) -> TerminalRecord:
         oc = system.outcome(state)
         outcome = tuple(oc.get(n) for n in system.read_names)
     matches = not has(ctx, ConditionedRuns) or bool(system.matches_expected(state))
-    props: tuple[str, ...] = ()
-    if has(ctx, ChecksBroadcast):
-        props = tuple(sorted({v.prop for v in system.broadcast_violations(state, complete=(kind == FINAL))}))
-    judged = Judgement()
-    if has(ctx, System):
-        judged = judge(explorer_judged(system.properties()), state, kind == FINAL)
-    return TerminalRecord(kind, history_key(h), h, outcome, matches, props, judged)
+    judged = ctx.judge(state, kind == FINAL)
+    return TerminalRecord(kind, history_key(h), h, outcome, matches, judged)
 
 
 # ---- bytes: the form in which engines store, compare and ship states ------------------------

@@ -20,7 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fisheye.impl.api import Expectation, Quotient, Step, System, explorer_judged
+from fisheye.impl.api import Quotient, Step, System
+from fisheye.impl.properties import DEADLOCK as DEADLOCK_PROPERTY
+from fisheye.impl.properties import Expectation, Property, PropertyKind, Violation
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.hierarchy import instance, summarise, universe
 from fisheye.spec.history import History
@@ -68,8 +70,12 @@ class ReportBuilder:
     _verdicts: dict[tuple[Any, ...], Verdict] = field(default_factory=dict)
     _violations: dict[tuple[str, tuple[Any, ...]], _Violation] = field(default_factory=dict)
     _held: set[str] = field(default_factory=set)
+    properties: tuple[Property, ...] = field(init=False, default=())
 
     def __post_init__(self) -> None:
+        # every property judged, known before the search: one the judge cannot evaluate
+        # is a ValueError here, before any state is visited
+        self.properties = self.ctx.judge.properties
         if self.model is not None and not isinstance(self.model, Model):
             self.model = Model(self.model)
 
@@ -89,11 +95,8 @@ class ReportBuilder:
             return
         if rec.kind == DEADLOCK:
             self.deadlocks += 1
-            self._violation("deadlock", "deadlock", rec, length, schedule)
-        for prop in rec.broadcast:
-            self._violation(prop, "broadcast", rec, length, schedule)
-        for prop, _why in rec.judged.failed:
-            self._violation(prop, "property", rec, length, schedule)
+        for v in rec.judged.failed:
+            self._violation(v.prop, violation_kind(v), rec, length, schedule)
         self._held.update(rec.judged.held)
         if rec.kind != FINAL:
             return
@@ -241,15 +244,20 @@ class ReportBuilder:
                 "implied_satisfied": [str(i) for i in s.implied_satisfied]}
 
     def _properties(self, complete: bool) -> list[dict[str, Any]]:
-        """The system's properties judged here with their status: ``held`` or
-        ``violated`` (always), ``held`` or ``never held`` (sometimes; ``not seen`` when
-        the exploration was cut short)."""
-        system = self.ctx.system
-        if not isinstance(system, System):
-            return []
+        """Every property judged, with its status: ``held`` or ``violated`` (always;
+        ``not violated so far`` when the exploration was cut short, ``undecided`` for a
+        model some history of which no engine could decide), ``held`` or ``never held``
+        (sometimes; ``not seen`` when cut short).  The model is the one asked for
+        (``model``), not the system's own."""
         names = {v.violates for v in self._violations.values()}
         out = []
-        for p in explorer_judged(system.properties()):
+        if self.model is not None:
+            status = ("violated" if self.model.value in names else "undecided" if self.unknown_checks
+                      else "held" if complete else "not violated so far")
+            out.append({"name": self.model.value, "expectation": "always", "kind": "model", "status": status})
+        for p in self.properties:
+            if p.kind is PropertyKind.MODEL:
+                continue
             if p.expectation is Expectation.ALWAYS:
                 status = "violated" if p.name in names else ("held" if complete else "not violated so far")
             else:
@@ -257,6 +265,16 @@ class ReportBuilder:
             out.append({"name": p.name, "expectation": p.expectation.value, "kind": p.kind.value,
                         "status": status})
         return out
+
+
+def violation_kind(v: Violation) -> str:
+    """The report's ``kind`` of a violation: ``deadlock``, ``broadcast``, ``model``, or
+    ``property`` (the system's own, liveness ones included)."""
+    if v.prop == DEADLOCK_PROPERTY:
+        return "deadlock"
+    if v.kind in (PropertyKind.BROADCAST, PropertyKind.MODEL):
+        return v.kind.value
+    return "property"
 
 
 def _sort_key(values: list[Any]) -> tuple[Any, ...]:

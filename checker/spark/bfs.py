@@ -93,7 +93,8 @@ def merge_group(a: Group, b: Group) -> Group:
 
 
 def group_key(rec: TerminalRecord) -> int:
-    return fingerprint((rec.kind, rec.history_key, rec.outcome, rec.matches, rec.broadcast))
+    return fingerprint((rec.kind, rec.history_key, rec.outcome, rec.matches, rec.judged.failed_names(),
+                        rec.judged.held))
 
 
 # ---- one shard, one level (on an executor or in the driver) -------------------------------

@@ -54,7 +54,8 @@ def test_dekker_violates_sc_but_not_cc():
     h = rep["violations"][0]["history"]["history"]
     assert h["p"] == [["w", "X", 1], ["r", "Y", 0]] and h["q"] == [["w", "Y", 1], ["r", "X", 0]]
     status = {p["name"]: p["status"] for p in rep["properties"]}
-    assert status == {"convergence": "held", "stale read": "held", "complete run": "held"}
+    assert status == {"sc": "violated", "convergence": "held", "stale read": "held", "deadlock": "held",
+                      "complete run": "held"}
     assert explore("dekker", "cc")["violations_total"] == 0
 
 
