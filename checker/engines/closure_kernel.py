@@ -12,37 +12,94 @@ lie on or after a cycle; a depth-first search among them returns the same cycle 
 with): the same successor order (the pairs in the order given, then process order) and
 the same start (the smallest such operation first).
 
-Compiled with numba (when the module is first imported, then cached on disk; later
-imports load the machine code, about 0.2 s; :func:`_compiled`): the search computes
-thousands of closures per check, and in Python each costs a few milliseconds at a
-thousand operations.
+Compiled with numba for histories of :data:`COMPILED_FROM` operations or more (compiled
+at the first such check, then cached on disk; later processes load the machine code,
+about 0.2 s, plus numba's own import): the search computes thousands of closures per
+check, and in Python each costs a few milliseconds at a thousand operations.  Below that
+size the same functions run as Python (:class:`Kernel`), the readable reference the
+compiled code is built from; numba is then not imported at all (start-up time of a
+small check).  :func:`compiled_for` chooses, per check.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import types
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from numba import njit
+
+COMPILED_FROM = 300
+"""Operations from which a check runs the compiled kernels (below: Python, no numba)."""
 
 
-def _compiled(signature: str) -> Callable[[Any], Any]:
-    """Compile with an explicit signature (so when the module is imported, not at the
-    first closure of the first check), cached on disk; where numba finds no writable
-    cache directory (neither beside this module nor in the user's cache), compiled in
-    memory at every import instead of failing."""
+class Kernel:
+    """One kernel: the Python function and, built at the first compiled call, its numba
+    version (an explicit signature, cached on disk; where numba finds no writable cache
+    directory, compiled in memory instead of failing).  A call runs one or the other
+    as :func:`compiled_for` chose."""
 
-    def wrap(function: Any) -> Any:
+    compiled_now = True
+    """Whether calls run the compiled code (the default outside :func:`compiled_for`)."""
+
+    def __init__(self, function: Callable[..., Any], signature: str) -> None:
+        self.py_func = function
+        self.signature = signature
+        self._compiled: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any) -> Any:
+        if not Kernel.compiled_now:
+            return self.py_func(*args)
+        if self._compiled is None:
+            _compile_all()
+        return self._compiled(*args)  # type: ignore[misc]
+
+
+_KERNELS: list[Kernel] = []
+"""Every kernel in definition order (a kernel's callees come before it)."""
+
+
+def _compile_all() -> None:
+    """Compile every kernel, callees first: each is compiled from a copy of its Python
+    function whose globals name the compiled callees (numba resolves them when it
+    compiles, and cannot call a :class:`Kernel`)."""
+    from numba import njit
+
+    namespace = dict(globals())
+    for kernel in _KERNELS:
+        f = kernel.py_func
+        copy = types.FunctionType(f.__code__, namespace, f.__name__, f.__defaults__, f.__closure__)
+        copy.__qualname__, copy.__doc__ = f.__qualname__, f.__doc__
         try:
-            return njit(signature, cache=True)(function)
+            compiled = njit(kernel.signature, cache=True)(copy)
         except RuntimeError:  # numba: "cannot cache function ...: no locator available"
-            return njit(signature)(function)
+            compiled = njit(kernel.signature)(copy)
+        namespace[f.__name__] = kernel._compiled = compiled
+
+
+@contextmanager
+def compiled_for(operations: int) -> Iterator[None]:
+    """Within the block, the kernels run compiled iff a history of ``operations``
+    operations is worth it (:data:`COMPILED_FROM`)."""
+    before = Kernel.compiled_now
+    Kernel.compiled_now = operations >= COMPILED_FROM
+    try:
+        yield
+    finally:
+        Kernel.compiled_now = before
+
+
+def _kernel(signature: str) -> Callable[[Callable[..., Any]], Kernel]:
+    def wrap(function: Callable[..., Any]) -> Kernel:
+        kernel = Kernel(function, signature)
+        _KERNELS.append(kernel)
+        return kernel
 
     return wrap
 
 
-@_compiled("Tuple((int64[:], int64[:]))(int64, int64[:])")
+@_kernel("Tuple((int64[:], int64[:]))(int64, int64[:])")
 def adjacency(n: int, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Successor lists in compressed form (``adj[start[u]:start[u + 1]]``), each in the
     order the pairs were given (``flat``: ``a0, b0, a1, b1, ...``)."""
@@ -61,7 +118,7 @@ def adjacency(n: int, flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return start, adj
 
 
-@_compiled("int64[:](int64, int64[:], int64[:], boolean[:], int64[:])")
+@_kernel("int64[:](int64, int64[:], int64[:], boolean[:], int64[:])")
 def _cycle(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.ndarray, indeg: np.ndarray) -> np.ndarray:
     """A simple cycle among the operations Kahn's algorithm left (``indeg > 0``):
     iterative depth-first search from the smallest, successors in order."""
@@ -100,7 +157,7 @@ def _cycle(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.ndarray, inde
     return np.empty(0, np.int64)
 
 
-@_compiled("Tuple((int64[:, :], int64[:], int64))"
+@_kernel("Tuple((int64[:, :], int64[:], int64))"
            "(int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:], boolean)")
 def _kahn(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray, start: np.ndarray,
           adj: np.ndarray, clocks: bool) -> tuple[np.ndarray, np.ndarray, int]:
@@ -142,7 +199,7 @@ def _kahn(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.nda
     return clock, indeg, placed
 
 
-@_compiled("Tuple((int64[:, :], int64[:]))(int64, int64, int64[:], int64[:], boolean[:], int64[:])")
+@_kernel("Tuple((int64[:, :], int64[:]))(int64, int64, int64[:], int64[:], boolean[:], int64[:])")
 def closure(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,
             flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(clock, cycle)``: the clocks of ``closure(po ∪ pairs)`` and an empty cycle, or
@@ -155,7 +212,7 @@ def closure(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.n
     return clock, _cycle(n, start, adj, po_next, indeg)
 
 
-@_compiled("int64[:](int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:])")
+@_kernel("int64[:](int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:])")
 def cycle_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,
                   flat: np.ndarray, new_src: np.ndarray, new_dst: np.ndarray) -> np.ndarray:
     """A cycle of ``po ∪ pairs`` (``flat``) through one of the pairs ``new_src[i] ->
@@ -208,7 +265,7 @@ def cycle_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next
     return _cycle(n, start, adj, po_next, indeg)
 
 
-@_compiled("int64[:, :](int64[:, :], int64)")
+@_kernel("int64[:, :](int64[:, :], int64)")
 def _doubled(rows: np.ndarray, m: int) -> np.ndarray:
     out = np.empty((2 * rows.shape[0], rows.shape[1]), np.int64)
     out[:m] = rows[:m]
@@ -219,7 +276,7 @@ VIEW, FORCED, FROM_READ, LEGALITY, INITIAL = 0, 1, 2, 3, 4
 """Kinds of the orderings :func:`view_rules` derives."""
 
 
-@_compiled("Tuple((int64[:, :], int64))(int64[:, :], int64[:], int64[:], int64[:], int64[:], "
+@_kernel("Tuple((int64[:, :], int64))(int64[:, :], int64[:], int64[:], int64[:], int64[:], "
            "int64[:], int64[:], int64[:], int64[:], int64[:], int64[:], boolean, boolean)")
 def view_rules(clock: np.ndarray, reads: np.ndarray, sources: np.ndarray, reg: np.ndarray,
                proc_of: np.ndarray, idx: np.ndarray, wr_start: np.ndarray, wr_proc: np.ndarray,
@@ -300,7 +357,7 @@ def view_rules(clock: np.ndarray, reads: np.ndarray, sources: np.ndarray, reg: n
     return out, m
 
 
-@_compiled("int64[:](int64, int64[:, :], int64[:], int64[:], int64[:])")
+@_kernel("int64[:](int64, int64[:, :], int64[:], int64[:], int64[:])")
 def guided_order(width: int, hard: np.ndarray, rank: np.ndarray, base: np.ndarray, length: np.ndarray
                  ) -> np.ndarray:
     """A topological order of the order with clocks ``hard`` that takes, at each step,
@@ -329,7 +386,7 @@ def guided_order(width: int, hard: np.ndarray, rank: np.ndarray, base: np.ndarra
     return out
 
 
-@_compiled("Tuple((int64[:], int64[:], int64[:]))(int64, int64[:], int64[:], int64[:])")
+@_kernel("Tuple((int64[:], int64[:], int64[:]))(int64, int64[:], int64[:], int64[:])")
 def late_adjacency(n: int, src: np.ndarray, dst: np.ndarray, stamp: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The late edges ``src[i] -> dst[i]`` as successor lists (``adj[start[x]:start[x +
@@ -351,7 +408,7 @@ def late_adjacency(n: int, src: np.ndarray, dst: np.ndarray, stamp: np.ndarray
     return start, adj, adj_stamp
 
 
-@_compiled("int64[:](int64, boolean[:], int64[:], int64[:], int64[:], int64[:], int64[:], "
+@_kernel("int64[:](int64, boolean[:], int64[:], int64[:], int64[:], int64[:], int64[:], "
            "int64[:, :], int64[:], int64[:], int64, int64, int64)")
 def premise_path(n: int, po_next: np.ndarray, root_start: np.ndarray, root_adj: np.ndarray,
                  start: np.ndarray, adj: np.ndarray, adj_stamp: np.ndarray, root: np.ndarray,

@@ -40,6 +40,7 @@ from fisheye.spec.order import linear_extension
 from fisheye.spec.witness import Witness, effective_history, named_operations, remap
 
 from ..result import CheckResult, Reason, Verdict
+from .closure_kernel import compiled_for
 from .direct_order import Budget, BudgetExhausted, Index
 from .direct_search import MANY_VIEWS, search
 
@@ -184,13 +185,14 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
                     stage=f"{model}: direct engine, {len(history.ops):,} operations")
     parts = 0
     try:
-        seq = _linearization_first(history, budget)
-        if seq is not None:
-            return CheckResult(Verdict.CONSISTENT, model, graph, "direct",
-                               witness=sequence_witness(history, model, seq),
-                               seconds=time.perf_counter() - start,
-                               stats={"nodes": budget.nodes, "linearized": 1})
-        witness, cert, parts = _decide(history, model, graph, budget)
+        with compiled_for(len(history.ops)):
+            seq = _linearization_first(history, budget)
+            if seq is not None:
+                return CheckResult(Verdict.CONSISTENT, model, graph, "direct",
+                                   witness=sequence_witness(history, model, seq),
+                                   seconds=time.perf_counter() - start,
+                                   stats={"nodes": budget.nodes, "linearized": 1})
+            witness, cert, parts = _decide(history, model, graph, budget)
     except (BudgetExhausted, RecursionError) as e:
         msg = str(e) if isinstance(e, BudgetExhausted) else "the search went too deep (recursion limit)"
         return CheckResult(Verdict.UNKNOWN, model, graph, "direct", message=msg,

@@ -1,0 +1,67 @@
+"""Start-up: ``fisheye check`` on a small history imports only what its model and
+engine need (no numba, z3, pyspark, matplotlib or rich), and ``fisheye --help`` no
+command's module.  Checked on ``sys.modules`` in a fresh interpreter, not by timing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+HEAVY = ("numba", "llvmlite", "z3", "pyspark", "matplotlib", "rich")
+
+PROBE = """
+import json, sys
+from fisheye.checker.cli.main import main
+try:
+    status = main(sys.argv[1:])
+except SystemExit as stop:  # --help
+    status = stop.code
+loaded = sorted({m.split(".")[0] for m in sys.modules})
+commands = sorted(m for m in sys.modules if m.startswith("fisheye.checker.cli."))
+print(json.dumps({"status": status, "loaded": loaded, "commands": commands}), file=sys.stderr)
+"""
+
+
+def imports_of(*args: str) -> dict:
+    proc = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    return json.loads(proc.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(("path", "model", "status"), [
+    ("examples/fig4.json", "sc", 1), ("examples/fig4.json", "cc", 0),
+    ("examples/fig4.json", "fisheye", 1), ("examples/fig4.json", "fisheye-2014", 1),
+    ("tests/data/jepsen/porcupine-etcd_000.log", "lin", 1),
+    ("tests/data/jepsen/porcupine-etcd_002.log", "lin", 0),
+    ("tests/data/jepsen/porcupine-etcd_002.log", "fisheye-lin", 0),
+])
+def test_check_of_a_small_history_loads_no_heavy_module(path, model, status):
+    seen = imports_of("check", path, "--model", model)
+    assert seen["status"] == status
+    assert not set(HEAVY) & set(seen["loaded"])
+    assert seen["commands"] == [f"fisheye.checker.cli.{m}" for m in ("check", "main", "plain")]
+
+
+def test_lin_check_does_not_load_numpy():
+    seen = imports_of("check", "tests/data/jepsen/porcupine-etcd_000.log", "--model", "lin")
+    assert seen["status"] == 1 and "numpy" not in seen["loaded"]
+
+
+def test_help_imports_no_command():
+    seen = imports_of("--help")
+    assert seen["status"] == 0 and seen["commands"] == ["fisheye.checker.cli.main"]
+    assert not set(HEAVY) & set(seen["loaded"])
+
+
+def test_top_level_help_lists_each_command_with_the_summary_its_module_registers():
+    from fisheye.checker.cli.main import COMMANDS, build_parser
+
+    full = next(a for a in build_parser()._actions if a.dest == "command")
+    lean = next(a for a in build_parser("")._actions if a.dest == "command")
+    summaries = {c.dest: c.help for c in full._choices_actions}
+    assert summaries == COMMANDS == {c.dest: c.help for c in lean._choices_actions}
