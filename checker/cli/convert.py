@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from fisheye.spec.history import parse_history
 
 from ..errors import UsageError
 from ..formats import FORMATS, NIL_READS, json_text, read_history_object
+from .outputs import require_writable, write_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,6 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.output is not None:
+        require_writable(args.output, "--output")
     imported = read_history_object(args.file, fmt=args.format, nil_read=args.nil_read or "initial")
     if args.nil_read is not None and not imported.is_jepsen:
         raise UsageError(f"--nil-read applies only to Jepsen histories (EDN or log), and "
@@ -46,10 +48,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text)
     else:
-        try:
-            Path(args.output).write_text(text, encoding="utf-8")
-        except OSError as e:
-            raise UsageError(f"{args.output}: cannot be written ({e.strerror})") from None
+        write_text(args.output, text, "--output")
     if imported.notes is not None:
         print(f"fisheye: {imported.source}: {imported.notes.summary()}", file=sys.stderr)
     return 0

@@ -34,6 +34,7 @@ from .. import counterexample as cxm
 from ..errors import UsageError
 from ..formats import FORMATS, NIL_READS, read_history_object
 from ..result import Verdict
+from .outputs import require_writable, write_text
 from .plain import models_help
 
 EPILOG = """examples:
@@ -95,14 +96,10 @@ def _progress(args: argparse.Namespace) -> Any:
     return say
 
 
-def _write(path: str, text: str, what: str) -> None:
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise UsageError(f"{path}: cannot write the {what} ({e.strerror})") from None
-
-
 def run(args: argparse.Namespace) -> int:
+    for option, path in (("--svg", args.svg), ("--html", args.html)):
+        if path:
+            require_writable(path, option)
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError("--timeout must be positive")
     imported = read_history_object(args.file, fmt=args.format, nil_read=args.nil_read or "initial")
@@ -152,13 +149,13 @@ def run(args: argparse.Namespace) -> int:
     if args.svg:
         from ..explain.svg import render as svg_render
 
-        _write(args.svg, svg_render(exp), "SVG")
+        write_text(args.svg, svg_render(exp), "--svg")
     if args.html:
         from ..explain.html import render as html_render
 
-        _write(args.html, html_render(exp, title=f"Why {Path(args.file).name} violates {model.value}",
-                                      found_by=_system_text(cx) if cx else "",
-                                      replay=replay_script(schedule) if cx else ()), "HTML report")
+        write_text(args.html, html_render(exp, title=f"Why {Path(args.file).name} violates {model.value}",
+                                          found_by=_system_text(cx) if cx else "",
+                                          replay=replay_script(schedule) if cx else ()), "--html")
     if args.json:
         out = {"verdict": "violation", "model": model.value, "file": args.file, **exp.to_json()}
         if cx is not None:
@@ -244,8 +241,9 @@ def explain_property(cx: cxm.Counterexample, args: argparse.Namespace) -> int:
     if args.html:
         from ..explain.html import render_run
 
-        _write(args.html, render_run(title=f"Why {Path(args.file).name} {what}", verdict=head, lines=lines,
-                                     logs=log_texts, history=cx.history, replay=script), "HTML report")
+        write_text(args.html, render_run(title=f"Why {Path(args.file).name} {what}", verdict=head,
+                                         lines=lines, logs=log_texts, history=cx.history, replay=script),
+                   "--html")
     print(head)
     print("\n".join(lines))
     print("Delivery logs (b = broadcast, d = deliver):")

@@ -25,6 +25,7 @@ from ..errors import UsageError
 from ..latency import ConfigError, load_config, run_latency
 from ..latency.systems import expected_models
 from ..result import Verdict
+from .outputs import require_writable
 
 PROGRESS_AFTER_S = 1.0
 
@@ -64,6 +65,8 @@ class _Progress:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.plot:
+        require_writable(args.plot, "--plot")
     try:
         cfg = load_config(args.config)
         if args.graph is not None:
@@ -77,7 +80,10 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         from ..latency.plot import plot_run
 
-        plot_run(report, args.plot)
+        try:
+            plot_run(report, args.plot)
+        except OSError as e:
+            raise UsageError(f"--plot {args.plot}: cannot be written ({e.strerror})") from None
     out = report.to_json()
     expected = expected_models(cfg.algorithm, report.graph)
     verdicts = [report.verdicts[m] for m in expected]
