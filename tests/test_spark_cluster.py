@@ -105,6 +105,36 @@ def test_cluster_gives_the_local_report_and_executors_use_the_jobs_settings(spar
     assert remote["spark"]["levels_on_spark"] == remote["spark"]["levels"] > local["max_depth"]
 
 
+def test_a_corpus_on_the_cluster_gives_the_batch_rows(spark: Any, started: dict[str, Any], run_cli: Any,
+                                                      tmp_path: Path, monkeypatch: Any) -> None:
+    """``check --spark --master URL``: each file a task on the workers (whose working
+    directory is their own: relative paths are the driver's), the batch's output."""
+    from fisheye.checker.cli.check import batch_row
+    from fisheye.checker.cli.main import build_parser
+    from fisheye.checker.spark.corpus import check_files
+
+    data = Path(__file__).parent / "data"
+    (tmp_path / "sub").mkdir()
+    for name in ("figure1.json", "figure4-b1.json", "figure4-b3.json"):
+        (tmp_path / "sub" / name).write_text((data / name).read_text())
+    (tmp_path / "sub" / "spaced.log").write_text((data / "jepsen" / "porcupine-etcd_000.log").read_text()
+                                                 .replace("\t", " "))
+    (tmp_path / "sub" / "deep.edn").write_text("[" * 1000)
+    monkeypatch.chdir(tmp_path)
+    files = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "sub").iterdir())
+    args = build_parser().parse_args(["check", "-", "--model", "sc"])
+    rows = check_files(spark, args, files)
+    local = [batch_row(args, f) for f in files]
+    assert [(r.name, r.outcome, r.line.split("(")[0], r.error) for r in rows] == \
+        [(r.name, r.outcome, r.line.split("(")[0], r.error) for r in local]
+    assert [r.outcome for r in rows] == ["bad input", "consistent", "violation", "consistent", "consistent"]
+    batch = run_cli("check", "sub", "--model", "sc")
+    remote = run_cli("check", "sub", "--model", "sc", "--spark", "--master", started["url"])
+    assert remote.status == batch.status == 2 and remote.err == batch.err
+    assert [line.split("(")[0] for line in remote.out.splitlines()] == \
+        [line.split("(")[0] for line in batch.out.splitlines()]
+
+
 def test_a_worker_killed_mid_run_still_gives_the_identical_report(spark: Any,
                                                                   started: dict[str, Any]) -> None:
     assert executors(spark) == 2

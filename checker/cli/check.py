@@ -16,6 +16,7 @@ the summary object); the exit status is the worst of the files' (:data:`SEVERITY
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import math
 import sys
@@ -34,6 +35,7 @@ from ..engines import ENGINE_NAMES, check
 from ..errors import UsageError
 from ..formats import EXTENSIONS, FORMATS, NIL_READS, STDIN, Imported, load, source_name
 from ..result import CheckResult, Verdict
+from .outputs import require_writable
 from .plain import models_help
 
 MAX_REASONS = 8
@@ -85,6 +87,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--progress", action="store_true",
                    help="several files: report each file on stderr as it starts (the default "
                         "when stderr is a terminal)")
+    p.add_argument("--output", default=None, metavar="RESULTS.jsonl",
+                   help="several files: also write one JSON object per file and the summary there")
+    p.add_argument("--spark", action="store_true",
+                   help="check the files on Spark, one task per file, largest first (docs/spark.md)")
+    p.add_argument("--master", default=None, metavar="URL",
+                   help="with --spark: Spark master URL (default local[*])")
     p.set_defaults(func=run)
 
 
@@ -118,8 +126,16 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
     if args.max_steps is not None and args.max_steps < 1:
         raise UsageError(f"--max-steps must be a positive number, not {args.max_steps}")
+    if args.master is not None and not args.spark:
+        raise UsageError("--master applies to --spark")
+    if args.output is not None:
+        require_writable(args.output, "--output")
     files = expand(args.files)
-    if len(files) == 1 and not Path(args.files[0]).is_dir():
+    if args.spark:
+        from ..spark.corpus import run_corpus
+
+        return run_corpus(args, files)
+    if len(files) == 1 and not Path(args.files[0]).is_dir() and args.output is None:
         if args.progress:
             raise UsageError("--progress applies to several files or a directory, not to one file")
         return run_one(args, files[0])
@@ -128,11 +144,18 @@ def run(args: argparse.Namespace) -> int:
 
 def expand(paths: list[str]) -> list[str]:
     """The files named: a directory stands for its history files (by extension,
-    recursively, hidden ones left out), in name order."""
+    recursively, hidden ones left out), in name order; a pattern that names no file
+    (``'corpus/**/*.edn'``, quoted so that the shell leaves it) for the files it matches,
+    in name order."""
     out: list[str] = []
     for p in paths:
         path = Path(p)
-        if p != STDIN and path.is_dir():
+        if p != STDIN and not path.exists() and any(c in p for c in "*?["):
+            found = sorted(f for f in glob.glob(p, recursive=True) if Path(f).is_file())
+            if not found:
+                raise UsageError(f"{p}: the pattern matches no file")
+            out += found
+        elif p != STDIN and path.is_dir():
             found = sorted(str(f) for f in path.rglob("*")
                            if f.is_file() and f.suffix.lower() in EXTENSIONS
                            and not any(part.startswith(".") for part in f.relative_to(path).parts))
@@ -183,38 +206,76 @@ def run_one(args: argparse.Namespace, path: str) -> int:
     return result.exit_code
 
 
+@dataclass(frozen=True)
+class BatchRow:
+    """One file of a batch as reported: its outcome, its ``--json`` object, its line of
+    text, and for bad input the error (also printed on stderr)."""
+
+    name: str
+    outcome: str
+    record: dict[str, Any]
+    line: str
+    error: str | None = None
+
+
+def batch_row(args: argparse.Namespace, path: str) -> BatchRow:
+    """Check one file of a batch; bad input is its row, never an exception."""
+    name = source_name(path)
+    try:
+        history, result, imported = check_file(args, path)
+    except HistoryError as e:
+        message = e.message if e.source == name else str(e)
+        out = FileOutcome(name, BAD_INPUT, error=message)
+        return BatchRow(name, BAD_INPUT, out.to_json(), f"{name}: bad input: {message}", message)
+    out = FileOutcome(name, result.verdict.value, history, result, imported)
+    return BatchRow(name, out.outcome, out.to_json(), human(history, result, name).splitlines()[0])
+
+
 def run_batch(args: argparse.Namespace, files: list[str]) -> int:
     progress = args.progress or sys.stderr.isatty()
-    start = time.perf_counter()
-    counts: Counter[str] = Counter()
+    report = BatchReport(args, len(files))
     for i, path in enumerate(files, start=1):
-        name = source_name(path)
         if progress:
-            print(f"fisheye: [{i}/{len(files)}] {name}", file=sys.stderr, flush=True)
-        try:
-            history, result, imported = check_file(args, path)
-            outcome = FileOutcome(name, result.verdict.value, history, result, imported)
-        except HistoryError as e:
-            message = e.message if e.source == name else str(e)
-            outcome = FileOutcome(name, BAD_INPUT, error=message)
-            print(f"fisheye: {name}: {message}", file=sys.stderr)
-        counts[outcome.outcome] += 1
-        if args.json:
-            print(json.dumps(outcome.to_json()), flush=True)
-        elif outcome.result is not None and outcome.history is not None:
-            print(human(outcome.history, outcome.result, name).splitlines()[0], flush=True)
+            print(f"fisheye: [{i}/{len(files)}] {source_name(path)}", file=sys.stderr, flush=True)
+        report.add(batch_row(args, path))
+    return report.finish()
+
+
+class BatchReport:
+    """What a batch prints as its files are checked (one line or ``--json`` object per
+    file, each bad file's error on stderr, then the summary), and with ``--output`` the
+    same JSON lines written to that file."""
+
+    def __init__(self, args: argparse.Namespace, files: int):
+        self.json, self.files = args.json, files
+        self.output = open(args.output, "w", encoding="utf-8") if args.output else None  # noqa: SIM115
+        self.counts: Counter[str] = Counter()
+        self.start = time.perf_counter()
+
+    def add(self, row: BatchRow) -> None:
+        self.counts[row.outcome] += 1
+        if row.error is not None:
+            print(f"fisheye: {row.name}: {row.error}", file=sys.stderr)
+        print(json.dumps(row.record) if self.json else row.line, flush=True)
+        if self.output is not None:
+            self.output.write(json.dumps(row.record) + "\n")
+
+    def finish(self) -> int:
+        """Print (and write) the summary; the batch's exit status."""
+        worst = worst_outcome(self.counts)
+        seconds = time.perf_counter() - self.start
+        summary = json.dumps({"summary": {"files": self.files,
+                                          **{o.replace(" ", "_"): self.counts[o] for o in SUMMARY_ORDER}},
+                              "exit": EXIT[worst], "seconds": round(seconds, 3)})
+        if self.output is not None:
+            self.output.write(summary + "\n")
+            self.output.close()
+        if self.json:
+            print(summary)
         else:
-            print(f"{name}: bad input: {outcome.error}", flush=True)
-    worst = worst_outcome(counts)
-    seconds = time.perf_counter() - start
-    if args.json:
-        print(json.dumps({"summary": {"files": len(files), **{o.replace(" ", "_"): counts[o]
-                                                              for o in SUMMARY_ORDER}},
-                          "exit": EXIT[worst], "seconds": round(seconds, 3)}))
-    else:
-        parts = ", ".join(f"{counts[o]} {o}" for o in SUMMARY_ORDER)
-        print(f"{len(files)} files: {parts} ({seconds:.3f} s)")
-    return EXIT[worst]
+            parts = ", ".join(f"{self.counts[o]} {o}" for o in SUMMARY_ORDER)
+            print(f"{self.files} files: {parts} ({seconds:.3f} s)")
+        return EXIT[worst]
 
 
 def worst_outcome(outcomes: Iterable[str]) -> str:

@@ -22,7 +22,7 @@ from fisheye.spec.models import Model
 
 from . import bfs
 from .bfs import FINGERPRINT_BITS, Group, LevelStat, SparkRun
-from .session import get_session, valid_master
+from .session import start_session
 
 Item = tuple[int, Any, tuple[int, ...], Verdict | None]   # (count, record, path, verdict)
 
@@ -71,18 +71,7 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
     directory (every executor must reach it; the search then survives a lost executor);
     ``driver_width``: levels with fewer candidate states run in the driver."""
     if spark is None:
-        if master is not None and not valid_master(master):
-            from fisheye.checker.errors import UsageError
-
-            raise UsageError(f"--master: {master!r} is not a Spark master URL (local[N], spark://HOST:PORT, "
-                             "yarn, k8s://URL)")
-        try:
-            spark = get_session(master, verbose=verbose, checkpoint_dir=checkpoint)
-        except Exception as e:  # a bad master URL, no Java: one line, exit status 2
-            from fisheye.checker.errors import UsageError
-
-            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-            raise UsageError(f"cannot start Spark (master {master or 'local[*]'}): {first}") from None
+        spark = start_session(master, verbose=verbose, checkpoint_dir=checkpoint)
     elif checkpoint is not None:
         spark.sparkContext.setCheckpointDir(checkpoint)
     sc = spark.sparkContext

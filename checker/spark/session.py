@@ -176,3 +176,20 @@ def get_session(master: str | None = None, *, shuffle_partitions: int = 4, verbo
     if checkpoint_dir is not None:
         sc.setCheckpointDir(checkpoint_dir)
     return session
+
+
+def start_session(master: str | None, *, verbose: bool = False, checkpoint_dir: str | None = None,
+                  app_name: str = APP_NAME) -> SparkSession:
+    """:func:`get_session` for a command: a master URL that is not one, a missing PySpark
+    or Java, a master that cannot be reached are each one :class:`UsageError` line (exit
+    status 2), not a Java stack trace."""
+    from fisheye.checker.errors import UsageError
+
+    if master is not None and not valid_master(master):
+        raise UsageError(f"--master: {master!r} is not a Spark master URL (local[N], spark://HOST:PORT, "
+                         "yarn, k8s://URL)")
+    try:
+        return get_session(master, verbose=verbose, checkpoint_dir=checkpoint_dir, app_name=app_name)
+    except Exception as e:
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise UsageError(f"cannot start Spark (master {master or DEFAULT_MASTER}): {first}") from None

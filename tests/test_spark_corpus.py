@@ -1,0 +1,118 @@
+"""``fisheye check DIR --spark``: a corpus of history files checked on Spark (``local[2]``),
+one task per file, largest first, with the batch's rows, lines, summary and exit status,
+bad files reported one line each while the others are still checked; ``--output`` writes
+the JSON lines; the options that do not apply are usage errors."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fisheye.checker.cli.main import build_parser
+from fisheye.checker.spark.corpus import check_files, largest_first
+
+pytestmark = pytest.mark.spark
+
+MASTER = "local[2]"
+JEPSEN = Path(__file__).parent / "data" / "jepsen"
+
+
+def corpus(tmp_path: Path, data_dir: Path) -> Path:
+    """Consistent and violating histories, Jepsen logs (tabs and spaces) and bad input."""
+    d = tmp_path / "corpus"
+    (d / "sub").mkdir(parents=True)
+    (d / "a-consistent.json").write_text((data_dir / "figure4-b3.json").read_text())
+    (d / "sub" / "b-violation.json").write_text((data_dir / "figure4-b1.json").read_text())
+    (d / "c-etcd.log").write_text((JEPSEN / "porcupine-etcd_002.log").read_text())
+    (d / "d-etcd-spaced.log").write_text((JEPSEN / "porcupine-etcd_000.log").read_text().replace("\t", " "))
+    (d / "e-bad.json").write_text("[")
+    (d / "f-deep.edn").write_text("[" * 500 + "]" * 500)
+    (d / "g-cas.json").write_text(json.dumps({"history": {"p": [["cas", "X", [0, 1]]]}}))
+    return d
+
+
+def timeless(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "seconds"}
+
+
+def test_largest_file_first_ties_in_name_order(tmp_path):
+    files = []
+    for name, size in (("a", 3), ("b", 10), ("c", 3), ("d", 7)):
+        (tmp_path / name).write_text("x" * size)
+        files.append(str(tmp_path / name))
+    assert largest_first([*files, str(tmp_path / "missing")]) == [1, 3, 0, 2, 4]
+
+
+def test_spark_gives_the_batch_rows_summary_and_exit_status(run_cli, tmp_path, data_dir):
+    d = corpus(tmp_path, data_dir)
+    batch = run_cli("check", d, "--model", "sc", "--json", "--output", tmp_path / "batch.jsonl")
+    spark = run_cli("check", d, "--model", "sc", "--json", "--spark", "--master", MASTER,
+                    "--output", tmp_path / "spark.jsonl")
+    assert batch.status == spark.status == 2
+    rows = [json.loads(line) for line in spark.out.splitlines()]
+    assert [timeless(r) for r in rows[:-1]] == [timeless(json.loads(r)) for r in batch.out.splitlines()[:-1]]
+    assert [r.get("verdict", "bad input") for r in rows[:-1]] == [
+        "consistent", "consistent", "consistent", "bad input", "bad input", "consistent", "violation"]
+    assert rows[-1]["summary"] == {"files": 7, "consistent": 4, "violation": 1, "unknown": 0, "bad_input": 2}
+    assert rows[-1]["exit"] == 2
+    assert spark.err == batch.err and len(spark.err.splitlines()) == 2
+    assert "nested more than 100 levels deep" in spark.err
+    written = (tmp_path / "spark.jsonl").read_text().splitlines()
+    assert [json.loads(w) for w in written] == rows
+
+
+def test_spark_text_output_is_the_batch_s(run_cli, tmp_path, data_dir):
+    d = corpus(tmp_path, data_dir)
+    (d / "e-bad.json").unlink()
+    (d / "f-deep.edn").unlink()
+    (d / "g-cas.json").unlink()
+    batch = run_cli("check", d, "--model", "lin")
+    spark = run_cli("check", d, "--model", "lin", "--spark", "--master", MASTER)
+
+    def lines(out: str) -> list[str]:
+        return [re.sub(r"\d+\.\d+ s\)", "S s)", line) for line in out.splitlines()]
+
+    assert batch.status == spark.status == 2     # the sc-only figures have no real time
+    assert lines(spark.out) == lines(batch.out) and spark.err == batch.err
+    assert lines(spark.out)[-1] == "4 files: 1 consistent, 1 violation, 0 unknown, 2 bad input (S s)"
+
+
+def test_a_quoted_pattern_names_the_files_it_matches(run_cli, tmp_path, data_dir, monkeypatch):
+    d = corpus(tmp_path, data_dir)
+    monkeypatch.chdir(d)
+    r = run_cli("check", "**/*.log", "--model", "lin", "--spark", "--master", MASTER)
+    assert r.status == 1 and r.err == ""
+    assert [line.split(":")[0] for line in r.out.splitlines()[:2]] == ["c-etcd.log", "d-etcd-spaced.log"]
+    assert run_cli("check", "nothing/*.log", "--model", "lin").err.startswith(
+        "fisheye: nothing/*.log: the pattern matches no file")
+
+
+def test_rows_come_back_in_the_order_given(tmp_path, data_dir):
+    from fisheye.checker.spark.session import get_session
+
+    d = corpus(tmp_path, data_dir)
+    files = sorted(str(p) for p in d.rglob("*.json"))
+    args = build_parser().parse_args(["check", "-", "--model", "cc"])
+    rows = check_files(get_session(MASTER), args, files)
+    assert [r.name for r in rows] == files
+    assert [r.outcome for r in rows] == ["consistent", "bad input", "bad input", "consistent"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--master", "local[2]"], "--master applies to --spark"),
+    (["--spark", "--progress"], "--progress applies to the files checked in this process"),
+    (["--spark", "--master", "local[two]"], "--master: 'local[two]' is not a Spark master URL"),
+])
+def test_options_that_do_not_apply_are_usage_errors(run_cli, data_dir, args, message):
+    r = run_cli("check", data_dir / "figure1.json", "--model", "cc", *args)
+    assert r.status == 2 and r.out == "" and r.err.startswith(f"fisheye: {message}")
+    assert len(r.err.splitlines()) == 1
+
+
+def test_standard_input_is_not_a_corpus_file(run_cli, data_dir):
+    r = run_cli("check", "-", data_dir / "figure1.json", "--model", "cc", "--spark", "--master", MASTER)
+    assert r.status == 2 and r.err.startswith("fisheye: --spark checks files: - (standard input)")
