@@ -10,7 +10,8 @@ A name is one of
 * the name of an entry point of the group ``fisheye.systems`` of an installed package
   (``[project.entry-points."fisheye.systems"] lww = "mypkg.lww:make"``);
 * ``package.module:factory``, a factory importable from the Python path (the current
-  directory included, as ``python -m`` does).
+  directory included, as ``python -m`` does);
+* a name given to :func:`register` in this Python process (``fisheye.register_system``).
 
 A factory takes a :class:`fisheye.impl.api.SystemRequest` and returns a system that
 provides :class:`fisheye.impl.api.System`; :func:`make` checks that it does, and that it
@@ -117,10 +118,23 @@ def entry_point_names() -> tuple[str, ...]:
     return tuple(sorted(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)))
 
 
+_REGISTERED: dict[str, SystemFactory] = {}
+"""The factories registered in this process, by name."""
+
+
+def register(name: str, factory: SystemFactory) -> None:
+    """Make ``factory`` the system ``name`` in this process (a built-in name is refused)."""
+    if name in BUILTIN:
+        raise ValueError(f"system {name!r} is built in and cannot be registered again")
+    _REGISTERED[name] = _callable(name, factory)
+
+
 def resolve(name: str) -> SystemFactory:
     """The factory of ``name`` (``ValueError`` naming what is wrong)."""
     if name in BUILTIN:
         return _builtin(name)
+    if name in _REGISTERED:
+        return _REGISTERED[name]
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
             try:
@@ -129,7 +143,7 @@ def resolve(name: str) -> SystemFactory:
                 raise ValueError(f"system {name!r}: entry point {ep.value} cannot be loaded ({e})") from None
     if ":" in name:
         return _from_path(name)
-    known = ", ".join(BUILTIN + entry_point_names())
+    known = ", ".join(BUILTIN + tuple(sorted(_REGISTERED)) + entry_point_names())
     raise ValueError(f"unknown system {name!r} (expected one of: {known}, or package.module:factory)")
 
 

@@ -1,11 +1,93 @@
-"""fisheye: executable fisheye consistency.
+"""fisheye: fisheye consistency (Friedman, Raynal, Taiani), executable and checkable.
 
-The subpackages live in the repository's top-level folders and are mapped onto
-namespaced import names by ``pyproject.toml``:
+The Python API is this module's names; everything else is internal.
 
-- ``fisheye.spec``    (``spec/``): the formal model, executable;
-- ``fisheye.impl``    (``impl/``): reference implementations of the algorithms;
-- ``fisheye.checker`` (``checker/``): engines, explorer, CLI.
+Histories (section 2 of the paper) and their checks::
+
+    import fisheye
+
+    h = fisheye.load("examples/fig4.json")            # any format fisheye check reads
+    result = fisheye.check(h, "fisheye")              # a CheckResult
+    if result.verdict is fisheye.Verdict.VIOLATION:
+        print(fisheye.explain(h, "fisheye").text())   # what `fisheye explain` prints
+
+Systems and their schedules (section 4)::
+
+    report = fisheye.explore("fig6", model="fisheye")   # Algorithm 2 over Algorithm 1
+    report.ok, report.violations, report.save("out/")
+
+A protocol of your own is an :class:`Actor` run by an :class:`ActorSystem`
+(docs/your-protocol.md); :mod:`fisheye.testing` turns these into pytest suites.
+
+Importing ``fisheye`` loads none of z3, numba, pyspark or matplotlib: each name is
+imported when first used.  The implementation lives in subpackages the names come from:
+``fisheye.spec`` (``spec/``: the formal model), ``fisheye.impl`` (``impl/``: the
+algorithms as state machines), ``fisheye.checker`` (``checker/``: engines, explorer,
+command line); their other names are internal.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+_NAMES: dict[str, str] = {
+    # checking histories
+    "check": "fisheye._check",
+    "load": "fisheye._check",
+    "explain": "fisheye._explain",
+    "Explanation": "fisheye._explain",
+    "Verdict": "fisheye.checker.result",
+    "CheckResult": "fisheye.checker.result",
+    "History": "fisheye.spec.history",
+    "HistoryError": "fisheye.spec.history",
+    "ProximityGraph": "fisheye.spec.graph",
+    "Model": "fisheye.spec.models",
+    # exploring systems
+    "explore": "fisheye._explore",
+    "Report": "fisheye._explore",
+    "Violation": "fisheye._explore",
+    "register_system": "fisheye._explore",
+    # building systems
+    "Actor": "fisheye.impl.actors",
+    "ActorSystem": "fisheye.impl.actors",
+    "CrashStopSystem": "fisheye.impl.actors",
+    "SystemRequest": "fisheye.impl.api",
+    "Property": "fisheye.impl.api",
+    "Expectation": "fisheye.impl.api",
+    "PropertyKind": "fisheye.impl.api",
+    "Network": "fisheye.impl.api",
+    "Step": "fisheye.impl.api",
+    "replay": "fisheye.impl.api",
+}
+
+__all__ = ["Actor", "ActorSystem", "CheckResult", "CrashStopSystem", "Expectation", "Explanation",
+           "History", "HistoryError", "Model", "Network", "Property", "PropertyKind", "ProximityGraph",
+           "Report", "Step", "SystemRequest", "Verdict", "Violation", "check", "explain", "explore",
+           "load", "register_system", "replay"]
+
+if TYPE_CHECKING:
+    from fisheye._check import check, load
+    from fisheye._explain import Explanation, explain
+    from fisheye._explore import Report, Violation, explore, register_system
+    from fisheye.checker.result import CheckResult, Verdict
+    from fisheye.impl.actors import Actor, ActorSystem, CrashStopSystem
+    from fisheye.impl.api import Expectation, Network, Property, PropertyKind, Step, SystemRequest, replay
+    from fisheye.spec.graph import ProximityGraph
+    from fisheye.spec.history import History, HistoryError
+    from fisheye.spec.models import Model
+
+
+def __getattr__(name: str) -> Any:
+    module = _NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fisheye' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

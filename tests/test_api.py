@@ -1,0 +1,133 @@
+"""The Python API (``import fisheye``): a thin facade over the engines, the explainer and
+the explorer, whose answers are the command line's, and whose import is cheap."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import fisheye
+from fisheye.checker.cli import main
+from fisheye.checker.explain import ExplainError
+
+ROOT = Path(__file__).resolve().parent.parent
+FIG4 = ROOT / "examples" / "fig4.json"
+CX = ROOT / "counterexamples"
+HEAVY = ("z3", "numba", "pyspark", "matplotlib")
+
+
+def test_importing_fisheye_loads_no_heavy_library():
+    probe = ("import sys, fisheye; names = fisheye.__all__; fisheye.Verdict; fisheye.History; "
+             f"print([m for m in {HEAVY!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    used = subprocess.run([sys.executable, "-c", "import sys, fisheye; fisheye.check; "
+                           "fisheye.check('examples/fig4.json', 'fisheye', engine='z3'); "
+                           "print('z3' in sys.modules)"],
+                          capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert used.strip() == "True"      # the probe can see a heavy import
+
+
+def test_every_public_name_resolves_and_unknown_names_fail():
+    assert sorted(fisheye.__all__) == sorted(fisheye._NAMES)
+    for name in fisheye.__all__:
+        assert getattr(fisheye, name) is not None, name
+    assert fisheye.Verdict.VIOLATION.exit_code == 1
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        fisheye.nope  # noqa: B018
+
+
+def test_check_takes_a_path_a_history_or_its_json():
+    h = fisheye.load(FIG4)
+    by_path = fisheye.check(FIG4, "fisheye")
+    assert by_path.verdict is fisheye.Verdict.VIOLATION
+    assert fisheye.check(h.to_json(), fisheye.Model.FISHEYE).verdict is fisheye.Verdict.VIOLATION
+    # without the graph's edge fig4 is a plain cc history (section 3 of the paper)
+    assert fisheye.check(h, "fisheye", graph="empty").verdict is fisheye.Verdict.CONSISTENT
+    assert fisheye.check(h, "cc").verdict is fisheye.Verdict.CONSISTENT
+    with pytest.raises(fisheye.HistoryError, match="no such file"):
+        fisheye.load(ROOT / "nope.json")
+
+
+def test_load_reads_jepsen_histories():
+    edn = ROOT / "tests" / "data" / "jepsen" / "knossos-rethink-fail-minimal.edn"
+    h = fisheye.load(edn)
+    assert fisheye.check(h, "lin").verdict is fisheye.Verdict.VIOLATION
+
+
+def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = main(args)
+    return code, capsys.readouterr().out
+
+
+def test_explain_prints_what_the_command_line_prints(capsys):
+    code, out = _cli(["explain", str(FIG4), "--model", "fisheye", "--quiet"], capsys)
+    assert code == 0
+    exp = fisheye.explain(FIG4, "fisheye")
+    assert exp.text() == out.rstrip("\n")
+    assert exp.svg().startswith("<svg") and "<html" in exp.html()
+    result = fisheye.check(FIG4, "fisheye")
+    assert fisheye.explain(result, history=FIG4).text() == exp.text()
+    with pytest.raises(ExplainError, match="consistent"):
+        fisheye.explain(FIG4, "cc")
+
+
+@pytest.mark.parametrize("name", ["mutant-write-returns-early--fisheye.json",
+                                  "alg2-published-4p--causal-order.json"])
+def test_explaining_a_counterexample_file_matches_the_command_line(name, capsys):
+    code, out = _cli(["explain", str(CX / name), "--quiet"], capsys)
+    assert code == 0
+    exp = fisheye.explain(CX / name)
+    assert exp.reproduced and exp.text() == out.rstrip("\n")
+    assert "Replay script" in exp.text() and "<html" in exp.html()
+
+
+PROGRAM = "p0: write(X,1), read(Y), read(X); p1: ; p2: await X==1, write(X,3), write(Y,5)"
+
+
+def test_explore_a_program_of_algorithm_2_as_the_command_line_does(tmp_path, capsys):
+    rep = fisheye.explore("toco", PROGRAM, model="cc", variant="published", graph="p0:p1")
+    code, out = _cli(["explore", PROGRAM, "--model", "cc", "--variant", "published", "--graph", "p0:p1",
+                      "--quiet", "--json"], capsys)
+    cli = json.loads(out)
+    assert (rep.status.exit_code, rep["states"], rep["histories"]) == (code, cli["states"], cli["histories"])
+    assert [v.violates for v in rep.violations] == [v["violates"] for v in cli["violations"]]
+    assert [v.violates for v in rep.violations] == ["causal order", "causal order", "cc"]
+    assert not rep.ok and rep.status is fisheye.Verdict.VIOLATION
+    files = rep.save(tmp_path / "out")
+    assert len(files) == len(rep.violations) and all(f.exists() for f in files)
+    assert _cli(["explain", str(files[0]), "--quiet"], capsys)[0] == 0   # the file replays
+    # the command recorded in the file runs the same exploration
+    search = shlex.split(json.loads(files[0].read_text())["search"])[1:]
+    code, out = _cli([*search, "--quiet", "--json"], capsys)
+    assert json.loads(out)["states"] == rep["states"]
+
+
+def test_a_cut_short_exploration_is_unknown_never_a_pass():
+    rep = fisheye.explore("toco", PROGRAM, model="cc", graph="p0:p1", max_states=5)
+    assert rep.status is fisheye.Verdict.UNKNOWN and not rep.ok
+
+
+def test_a_registered_factory_is_a_system(tmp_path, capsys):
+    sys.path.insert(0, str(ROOT / "examples" / "lww"))
+    try:
+        import lww
+    finally:
+        sys.path.remove(str(ROOT / "examples" / "lww"))
+    fisheye.register_system("my-lww", lww.make)
+    rep = fisheye.explore("my-lww", "dekker", model="sc")
+    assert rep["states"] == 38 and [v.violates for v in rep.violations] == ["sc"]
+    assert rep.command.startswith("fisheye explore dekker --system my-lww")
+    system = lww.make(fisheye.SystemRequest("dekker", system="my-lww"))
+    same = fisheye.explore(system, model="sc")
+    assert same["states"] == 38 and same.properties == rep.properties
+    with pytest.raises(TypeError, match="built already"):
+        fisheye.explore(system, "causal")
+    with pytest.raises(ValueError, match="built in"):
+        fisheye.register_system("toco", lww.make)
+    assert "a case ending in" in rep.explain().text()
