@@ -1,11 +1,14 @@
 """Honest exit statuses of ``fisheye check`` and ``fisheye explore`` (docs/contract.md,
 "Command line"): a standard output closed early by its reader keeps the command's own
-status (1 violation, 2 bad input), never 0."""
+status (1 violation, 2 bad input), never 0; ``--timeout`` holds while Z3's encoding is
+built; a memory budget ends a check with 3 (unknown), never a traceback."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -48,3 +51,53 @@ def test_explore_quiet_with_violations_piped_into_head_keeps_exit_1(read_lines):
                                "--graph", "p0:p1", "--mutant", "opposite-tie-break", "--quiet",
                                read_lines=read_lines)
     assert r.returncode == 1 and "Traceback" not in r.stderr
+
+
+def busy_history(path: Path, operations: int = 320) -> Path:
+    """A consistent history of four processes (each writes fresh values and reads what it
+    wrote last): cheap for the direct engine, and a large Z3 encoding under
+    fisheye-2014 (one orientation per pair of operations of neighbours)."""
+    procs = ["p0", "p1", "p2", "p3"]
+    history: dict[str, list] = {p: [] for p in procs}
+    for k in range(operations // 2):
+        p = procs[k % 4]
+        history[p] += [["w", "X" if k % 3 else "Y", k + 1], ["r", "X" if k % 3 else "Y", k + 1]]
+    path.write_text(json.dumps({"processes": procs, "graph": [["p0", "p1"], ["p1", "p2"]],
+                                "history": history}), encoding="utf-8")
+    return path
+
+
+def run_fisheye(*args: str | Path) -> tuple[subprocess.CompletedProcess, float]:
+    start = time.monotonic()
+    proc = subprocess.run([str(FISHEYE), *map(str, args)], capture_output=True, text=True, timeout=300)
+    return proc, time.monotonic() - start
+
+
+def test_z3_timeout_holds_while_the_encoding_is_built(tmp_path):
+    path = busy_history(tmp_path / "busy.json")
+    proc, seconds = run_fisheye("check", path, "--model", "fisheye-2014", "--engine", "z3", "--timeout", "2")
+    assert proc.returncode == 3, proc.stderr
+    assert "unknown under fisheye-2014" in proc.stdout
+    assert "building the Z3 encoding used up the time budget of 2 s" in proc.stdout
+    assert "consistent" not in proc.stdout and proc.stderr == ""
+    assert seconds < 2 + 5  # the limit plus start-up on a loaded machine; the encoding alone takes longer
+
+
+@pytest.mark.parametrize("engine", ["z3", "direct"])
+def test_a_memory_budget_ends_the_check_with_unknown(tmp_path, engine):
+    path = busy_history(tmp_path / "busy.json")
+    model = "fisheye-2014" if engine == "z3" else "cc"
+    memory = "100M" if engine == "z3" else "1M"  # z3: its encoding outgrows it; direct: numpy cannot load
+    proc, _ = run_fisheye("check", path, "--model", model, "--engine", engine, "--memory", memory)
+    assert proc.returncode == 3, proc.stderr
+    assert f"the {engine} engine ran out of memory" in proc.stdout and "Traceback" not in proc.stderr
+    assert f"consistent under {model}" not in proc.stdout
+
+
+def test_memory_option_is_checked(tmp_path):
+    path = busy_history(tmp_path / "busy.json", operations=8)
+    proc, _ = run_fisheye("check", path, "--model", "cc", "--memory", "lots")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip() == "fisheye: --memory: 'lots' is not a size (e.g. 4G, 512M)"
+    proc, _ = run_fisheye("check", path, "--model", "cc", "--memory", "2G")
+    assert proc.returncode == 0 and "consistent under cc" in proc.stdout

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from fisheye.checker.cli.main import COMMANDS
+
 ROOT = Path(__file__).parent.parent
 HEAVY = ("numba", "llvmlite", "z3", "pyspark", "matplotlib", "rich")
 
@@ -44,7 +46,8 @@ def test_check_of_a_small_history_loads_no_heavy_module(path, model, status):
     seen = imports_of("check", path, "--model", model)
     assert seen["status"] == status
     assert not set(HEAVY) & set(seen["loaded"])
-    assert seen["commands"] == [f"fisheye.checker.cli.{m}" for m in ("check", "main", "plain")]
+    others = {f"fisheye.checker.cli.{c}" for c in COMMANDS if c != "check"}
+    assert "fisheye.checker.cli.check" in seen["commands"] and not others & set(seen["commands"])
 
 
 def test_lin_check_does_not_load_numpy():
@@ -54,12 +57,12 @@ def test_lin_check_does_not_load_numpy():
 
 def test_help_imports_no_command():
     seen = imports_of("--help")
-    assert seen["status"] == 0 and seen["commands"] == ["fisheye.checker.cli.main"]
+    assert seen["status"] == 0 and not {f"fisheye.checker.cli.{c}" for c in COMMANDS} & set(seen["commands"])
     assert not set(HEAVY) & set(seen["loaded"])
 
 
 def test_top_level_help_lists_each_command_with_the_summary_its_module_registers():
-    from fisheye.checker.cli.main import COMMANDS, build_parser
+    from fisheye.checker.cli.main import build_parser
 
     full = next(a for a in build_parser()._actions if a.dest == "command")
     lean = next(a for a in build_parser("")._actions if a.dest == "command")

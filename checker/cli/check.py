@@ -22,7 +22,8 @@ import math
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ from ..errors import UsageError
 from ..formats import EXTENSIONS, FORMATS, NIL_READS, STDIN, Imported, load, source_name
 from ..result import CheckResult, Verdict
 from .outputs import require_writable
-from .plain import models_help
+from .plain import models_help, parse_size
 
 MAX_REASONS = 8
 """Reasons of a certificate printed without --json."""
@@ -76,6 +77,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="search budget per file of the direct engine (configurations of the "
                         "sequential search, closures of the causal one; default: the engine's "
                         "own); exit 3 (unknown) when it runs out, whatever --timeout is left")
+    p.add_argument("--memory", default=None, metavar="SIZE",
+                   help="memory the check may use, e.g. 4G or 512M; exit 3 (unknown) when it runs "
+                        "out (default: no limit of its own)")
     p.add_argument("--minimal", action="store_true",
                    help="reduce a violation's certificate to a minimal core (as 'fisheye explain' "
                         "does; slower: without it, the certificate is the engine's own refutation)")
@@ -130,16 +134,39 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--master applies to --spark")
     if args.output is not None:
         require_writable(args.output, "--output")
+    args.memory = None if args.memory is None else parse_size("--memory", args.memory)
     files = expand(args.files)
     if args.spark:
         from ..spark.corpus import run_corpus
 
         return run_corpus(args, files)
-    if len(files) == 1 and not Path(args.files[0]).is_dir() and args.output is None:
-        if args.progress:
-            raise UsageError("--progress applies to several files or a directory, not to one file")
-        return run_one(args, files[0])
-    return run_batch(args, files)
+    with memory_limit(args.memory):
+        if len(files) == 1 and not Path(args.files[0]).is_dir() and args.output is None:
+            if args.progress:
+                raise UsageError("--progress applies to several files or a directory, not to one file")
+            return run_one(args, files[0])
+        return run_batch(args, files)
+
+
+@contextmanager
+def memory_limit(size: int | None) -> Iterator[None]:
+    """Within the block, the process's address space is limited to ``size`` bytes more
+    than it holds now (an allocation beyond raises :class:`MemoryError`, which the engines'
+    facade answers with *unknown*); the limit is lifted after."""
+    if size is None:
+        yield
+        return
+    import resource
+
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    with open("/proc/self/statm") as statm:
+        held = int(statm.read().split()[0]) * resource.getpagesize()
+    cap = held + size if before[1] == resource.RLIM_INFINITY else min(held + size, before[1])
+    resource.setrlimit(resource.RLIMIT_AS, (cap, before[1]))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, before)
 
 
 def expand(paths: list[str]) -> list[str]:
@@ -183,7 +210,7 @@ def check_history(args: argparse.Namespace, history: History, source: str) -> Ch
         raise HistoryError(why, source)
     try:
         return check(history, Model(args.model), graph, engine=args.engine, timeout=args.timeout,
-                     max_steps=args.max_steps, minimal=args.minimal,
+                     max_steps=args.max_steps, minimal=args.minimal, memory=args.memory,
                      progress=lambda line: print(f"{source}: {line}", file=sys.stderr, flush=True))
     except ModuleNotFoundError as e:  # an engine not installed in this checkout
         raise UsageError(f"engine {args.engine!r} is not available ({e})") from None

@@ -11,6 +11,8 @@ from typing import Any
 from fisheye.spec.history import format_value
 from fisheye.spec.models import Model
 
+from ..errors import UsageError
+
 
 def plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else (many or one + 's')}"
@@ -72,3 +74,17 @@ def models_table() -> str:
     rows += [f"| `{m.value}` | {m.summary} | {'yes' if m.uses_graph else 'no'} | "
              f"{'yes' if m.uses_time else 'no'} |" for m in Model]
     return "\n".join(rows)
+
+
+def parse_size(option: str, text: str) -> int:
+    """``4G``, ``512M``, ``100K`` or a number of bytes (``option`` names the option in
+    the error)."""
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(t[-1:], 1)
+    try:
+        n = float(t[:-1] if mult > 1 else t) * mult
+    except ValueError:
+        raise UsageError(f"{option}: {text!r} is not a size (e.g. 4G, 512M)") from None
+    if not n > 0:
+        raise UsageError(f"{option} must be positive")
+    return int(n)

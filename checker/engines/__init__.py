@@ -26,6 +26,7 @@ from fisheye.spec.models import Model, unsupported
 
 from ..errors import UsageError
 from ..result import CheckResult, Verdict
+from .limits import out_of_memory
 
 ENGINE_NAMES = ("auto", "z3", "direct")
 
@@ -72,11 +73,27 @@ def _direct_sc(history: History, model: Model) -> bool:
 
 
 def _run(name: str, history: History, model: Model, graph: ProximityGraph, timeout: float | None,
-         progress: Progress | None, max_steps: int | None, minimal: bool) -> CheckResult:
+         progress: Progress | None, max_steps: int | None, minimal: bool, memory: int | None
+         ) -> CheckResult:
+    """One engine's answer; running out of memory is *unknown* (:func:`.limits.out_of_memory`)."""
+    start = time.perf_counter()
+    try:
+        return _engine_answer(name, history, model, graph, timeout, progress, max_steps, minimal, memory)
+    except Exception as e:  # MemoryError, or Z3's own exception: the one kind answered here
+        if not out_of_memory(e):
+            raise
+        budget = "" if memory is None else f" (a budget of {memory / 2**20:,.0f} MiB)"
+        return CheckResult(Verdict.UNKNOWN, model, graph, name, seconds=time.perf_counter() - start,
+                           message=f"the {name} engine ran out of memory{budget}")
+
+
+def _engine_answer(name: str, history: History, model: Model, graph: ProximityGraph, timeout: float | None,
+                   progress: Progress | None, max_steps: int | None, minimal: bool, memory: int | None
+                   ) -> CheckResult:
     steps: dict[str, int] = {}
     if realtime.handles(history, model) and not (name == "direct" and _direct_sc(history, model)):
         if name == "z3":
-            return _realtime_engine(name)(history, model, graph, timeout=timeout)
+            return _realtime_engine(name)(history, model, graph, timeout=timeout, memory=memory)
         if max_steps is not None:
             steps["max_states"] = max_steps
         return _realtime_engine(name)(history, model, graph, timeout=timeout, minimal=minimal, **steps)
@@ -84,18 +101,19 @@ def _run(name: str, history: History, model: Model, graph: ProximityGraph, timeo
         if max_steps is not None:
             steps["max_nodes"] = max_steps
         return _engine(name)(history, model, graph, timeout=timeout, progress=progress, **steps)
-    return _engine(name)(history, model, graph, timeout=timeout)
+    return _engine(name)(history, model, graph, timeout=timeout, memory=memory)
 
 
 def check(history: History, model: Model | str, graph: ProximityGraph | None = None, *,
           engine: str = "auto", timeout: float | None = None, max_steps: int | None = None,
-          minimal: bool = False, validate_witness: bool = True,
+          minimal: bool = False, memory: int | None = None, validate_witness: bool = True,
           progress: Progress | None = None) -> CheckResult:
     """Decide ``model``; ``timeout`` bounds the engines' searches (in total, for
     ``auto``); ``max_steps`` bounds the direct engine's search (configurations of the
     sequential search, closures of the causal one; default: the engine's own), the first
-    of the two to run out ends it with *unknown*; ``progress`` receives a line every few
-    seconds of a long check.
+    of the two to run out ends it with *unknown*; ``memory`` (bytes) bounds Z3's memory,
+    and an engine that runs out of memory (Z3's, or the process's limit) answers
+    *unknown*; ``progress`` receives a line every few seconds of a long check.
 
     A violation's certificate is the deciding engine's own refutation (the search's
     refuted part, a cycle of forced orderings, or Z3's unsat core), produced with the
@@ -128,7 +146,7 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
         if result is not None and progress is not None:
             progress(f"{model}: the {result.engine} engine gave up ({result.message}); trying the "
                      f"{name} engine" + ("" if left is None else f" for at most {left:.0f} s"))
-        result = _run(name, history, model, graph, left, progress, max_steps, minimal)
+        result = _run(name, history, model, graph, left, progress, max_steps, minimal, memory)
         if result.verdict is not Verdict.UNKNOWN:
             break
         gave_up.append((name, result.message))

@@ -33,6 +33,7 @@ from fisheye.spec.realtime import RealTimePairs, real_time_pairs
 from fisheye.spec.witness import Witness
 
 from ..result import CheckResult, Reason, Verdict
+from .limits import Deadline, OutOfTime, limit_z3_memory
 
 ENGINE = "z3"
 MAX_TERMS = 400_000
@@ -42,9 +43,10 @@ large histories)."""
 
 
 class _Encoding:
-    def __init__(self, history: History, rt: RealTimePairs) -> None:
+    def __init__(self, history: History, rt: RealTimePairs, deadline: Deadline) -> None:
         self.h = history
         self.rt = rt
+        self.deadline = deadline
         self.solver = z3.Solver()
         self.reasons: dict[str, Reason] = {}
         n = len(history.ops)
@@ -52,6 +54,7 @@ class _Encoding:
         self.inn = [z3.BoolVal(True) if not op.maybe else z3.Bool(f"in[{op.uid}]") for op in history.ops]
 
     def track(self, formula: z3.BoolRef, text: str, rule: str, ops: tuple[int, ...]) -> None:
+        self.deadline.check()
         name = f"c{len(self.reasons)}"
         self.reasons[name] = Reason(text, rule, ops)
         self.solver.assert_and_track(formula, z3.Bool(name))
@@ -86,6 +89,7 @@ class _Encoding:
                 options.append(z3.And([z3.Or(z3.Not(self.inn[w]), pos[w] > pos[r.uid]) for w in on_x]))
                 names.append("the initial value")
             for s in on_x:
+                self.deadline.check()
                 if ops[s].vkey != want:
                     continue
                 others = [z3.Or(z3.Not(self.inn[w]), pos[w] < pos[s], pos[w] > pos[r.uid])
@@ -145,7 +149,7 @@ def _legality_terms(history: History) -> int:
 
 
 def check(history: History, model: Model | str, graph: ProximityGraph, *,
-          timeout: float | None = None) -> CheckResult:
+          timeout: float | None = None, memory: int | None = None) -> CheckResult:
     model = Model(model)
     start = time.perf_counter()
     terms = _legality_terms(history)
@@ -153,8 +157,13 @@ def check(history: History, model: Model | str, graph: ProximityGraph, *,
         return CheckResult(Verdict.UNKNOWN, model, graph, ENGINE, seconds=time.perf_counter() - start,
                            message=f"the Z3 encoding of these {len(history.ops)} operations would need "
                                    f"{terms} legality terms (at most {MAX_TERMS})")
-    enc = _Encoding(history, real_time_pairs(model.value, graph))
-    enc.build()
+    limit_z3_memory(memory)
+    try:
+        enc = _Encoding(history, real_time_pairs(model.value, graph), Deadline.after(timeout))
+        enc.build()
+    except OutOfTime:
+        return CheckResult(Verdict.UNKNOWN, model, graph, ENGINE, seconds=time.perf_counter() - start,
+                           message=f"building the Z3 encoding used up the time budget of {timeout:g} s")
     stats = {"tracked": len(enc.reasons)}
     if timeout is not None:
         left = timeout - (time.perf_counter() - start)

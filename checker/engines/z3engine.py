@@ -79,6 +79,7 @@ from fisheye.spec.models import Model
 from fisheye.spec.witness import Witness
 
 from ..result import CheckResult, Reason, Verdict
+from .limits import Deadline, OutOfTime, limit_z3_memory
 
 ENGINE = "z3"
 
@@ -110,10 +111,11 @@ def _source_text(history: History, read: Op, src: int | None) -> str:
 class _Encoding:
     """Builds the constraints of one check (module docstring) into a solver."""
 
-    def __init__(self, history: History, model: Model, graph: ProximityGraph) -> None:
+    def __init__(self, history: History, model: Model, graph: ProximityGraph, deadline: Deadline) -> None:
         self.h = history
         self.model = model
         self.graph = graph
+        self.deadline = deadline
         self.solver = z3.Solver()
         self.solver.set("core.minimize", True)
         self.tracked: dict[str, _Tracked] = {}
@@ -125,7 +127,10 @@ class _Encoding:
         else:
             readers = tuple(p for p in history.processes if any(op.is_read for op in history.of(p)))
             self.view_names = readers or history.processes[:1]
-        self.pos = {v: [z3.Int(f"pos[{v}][{u}]") for u in range(n)] for v in self.view_names}
+        self.pos: dict[str, list[z3.ArithRef]] = {}
+        for v in self.view_names:
+            deadline.check()
+            self.pos[v] = [z3.Int(f"pos[{v}][{u}]") for u in range(n)]
 
     # ---- helpers --------------------------------------------------------------------
     def before(self, a: int, b: int, views: Sequence[str] | None = None) -> z3.BoolRef:
@@ -134,6 +139,7 @@ class _Encoding:
         return z3.And([self.pos[v][a] < self.pos[v][b] for v in vs])
 
     def track(self, formula: z3.BoolRef, text: str, rule: str, ops: tuple[int, ...]) -> None:
+        self.deadline.check()
         name = text
         k = 1
         while name in self.tracked:  # names are unique by construction; be safe anyway
@@ -192,6 +198,7 @@ class _Encoding:
                     if s is not None:
                         parts.append(z3.Implies(lit, z3.And(src == pos[s], pos[s] < pos[r.uid])))
                 for w in on_x:
+                    self.deadline.check()
                     exempt = [lit_of[x] for x in (w.uid, None) if x in lit_of]
                     parts.append(z3.Or(exempt + [pos[w.uid] < src, pos[w.uid] > pos[r.uid]]))
             names = ", ".join(_source_text(self.h, r, s) for s in sources)
@@ -271,19 +278,25 @@ class _Encoding:
 
 
 def check(history: History, model: Model | str, graph: ProximityGraph, *,
-          timeout: float | None = None) -> CheckResult:
+          timeout: float | None = None, memory: int | None = None) -> CheckResult:
     """Decide ``model`` on ``history`` for ``graph`` with Z3.
 
     Returns consistent with a witness, violation with the unsat core as certificate, or
     unknown (with a message naming the budget) when Z3 gives up.  ``timeout`` (seconds)
-    bounds the whole check: building the encoding counts, and what is left is Z3's own
-    timeout; when nothing is left after encoding, the verdict is unknown."""
+    bounds the whole check: the building of the encoding stops when it runs out, and
+    what is left is Z3's own timeout.  ``memory`` (bytes) bounds Z3's memory (running
+    out of it raises; the facade answers unknown)."""
     model = Model(model)
     start = time.perf_counter()
-    enc = _Encoding(history, model, graph)
-    enc.build()
-    common = {"model": model, "graph": graph, "engine": ENGINE, "stats": enc.stats()}
     budget = "no time budget" if timeout is None else f"the time budget of {timeout:g} s"
+    limit_z3_memory(memory)
+    try:
+        enc = _Encoding(history, model, graph, Deadline.after(timeout))
+        enc.build()
+    except OutOfTime:
+        return CheckResult(Verdict.UNKNOWN, model, graph, ENGINE, seconds=time.perf_counter() - start,
+                           message=f"building the Z3 encoding used up {budget}")
+    common = {"model": model, "graph": graph, "engine": ENGINE, "stats": enc.stats()}
     if timeout is not None:
         left = timeout - (time.perf_counter() - start)
         if left < 0.001:

@@ -1,0 +1,52 @@
+"""The budgets of one check that every engine honours the same way: a deadline that the
+building of a Z3 encoding checks as it goes (Z3's own ``timeout`` covers only the
+solving), and the memory Z3 may use.  Running out of either is *unknown*, never a
+verdict and never a traceback."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+
+class OutOfTime(Exception):
+    """The deadline passed while an encoding was being built."""
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """``at``: a :func:`time.monotonic` instant, or ``None`` for no deadline."""
+
+    at: float | None = None
+
+    @staticmethod
+    def after(timeout: float | None) -> Deadline:
+        return Deadline(None if timeout is None else time.monotonic() + timeout)
+
+    def left(self) -> float | None:
+        return None if self.at is None else self.at - time.monotonic()
+
+    def check(self) -> None:
+        """Raise :class:`OutOfTime` once the deadline has passed."""
+        if self.at is not None and time.monotonic() > self.at:
+            raise OutOfTime
+
+
+def out_of_memory(error: BaseException) -> bool:
+    """Whether an engine's exception says the check ran out of memory: Python's
+    :class:`MemoryError` (the process's limit), a library whose import could not map
+    its code under that limit, or Z3's own (its ``memory_max_size``, or an allocation
+    that failed inside Z3)."""
+    if isinstance(error, MemoryError):
+        return True
+    text = str(error).lower()
+    if isinstance(error, ImportError):
+        return "failed to map segment" in text or "cannot allocate memory" in text
+    return type(error).__name__ == "Z3Exception" and ("out of memory" in text or "memory exceeded" in text)
+
+
+def limit_z3_memory(memory: int | None) -> None:
+    """Let Z3 use at most ``memory`` bytes (``None``: no limit of its own)."""
+    import z3
+
+    z3.set_param("memory_max_size", 0 if memory is None else max(1, memory >> 20))
