@@ -34,19 +34,17 @@ import numpy as np
 from numba import njit
 
 from fisheye.impl.dead_clock import SATURATED
+from fisheye.impl.kernel_api import INNER, NO_STEP, PRUNED, KernelBatch
 from fisheye.impl.programs import Await, Broadcast, Read, Write
 from fisheye.impl.toco import CATCH_UP, TOCOBC, Msg, Mutant, TocoState, Variant, ts_opposite
 
 STATE_DTYPE = np.int16
-INNER, PRUNED, NO_STEP = 0, 1, 2        # expand_batch's status of a state
 OP_WRITE, OP_READ, OP_AWAIT = 0, 1, 2
 NO_EXPECT, UNKNOWN_VALUE = -1, -2       # a read's expected value: none, or one no copy can hold
 
 # indices into the integer table ``cfg`` handed to the compiled functions
 (C_N, C_M, C_P, C_MT0, C_CH0, C_CAP, C_WIDTH, C_R, C_RES, C_LOG, C_CORRECTED, C_CATCH_UP, C_T1, C_T2,
  C_COND, C_PRUNE, C_LEN) = range(17)
-# offsets inside a process's block
-O_CAUSAL = 0
 
 
 @dataclass(frozen=True)
@@ -113,25 +111,11 @@ class ProtocolLayout:
         return self.channels + self.n * self.n * (1 + self.capacity)
 
 
-@dataclass(frozen=True)
-class KernelBatch:
-    """What :meth:`ProtocolKernel.expand` returns for a batch of k states: ``status[k]``
-    (inner, pruned, or no step: the reference classifies it), ``children[m, width]`` the
-    successor rows, ``parent[m]`` the index in the batch of each child's state, ``step[m]``
-    the child's position among its state's reduced steps (in transition order, as the
-    reference lists them), ``keys[m]`` their fingerprints."""
-
-    status: np.ndarray
-    children: np.ndarray
-    parent: np.ndarray
-    step: np.ndarray
-    keys: np.ndarray
-
-
 class ProtocolKernel:
     """The compiled kernel of one protocol-level system (see module doc)."""
 
     name = "compiled"
+    dtype = STATE_DTYPE
 
     def __init__(self, system: Any, *, prune: bool):
         raw = system.raw

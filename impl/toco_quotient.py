@@ -26,11 +26,13 @@ class ProtocolSystem(DeadClockSystem, ProtocolPor):
         self._pp_cache: dict[int, tuple[Any, tuple[Any, ...]]] = {}
         self.por_supported = raw.network.value == "fifo"
         self._codec: ProtocolCodec | None = None
+        self._kernels: dict[bool, Any] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         d = dict(self.__dict__)
         d["_fcache"], d["_pp_cache"], d["_dc_cache"], d["_dv_memo"] = [None, None], {}, {}, {}
         d["_dv_last"] = [None, None, None, None]
+        d["_kernels"] = {}
         return d
 
     def state_codec(self) -> ProtocolCodec:
@@ -38,3 +40,16 @@ class ProtocolSystem(DeadClockSystem, ProtocolPor):
         if self._codec is None:
             self._codec = ProtocolCodec(self.raw)
         return self._codec
+
+    def compiled_kernel(self, *, reduction: str, prune: bool) -> Any:
+        """The compiled kernel of this system (:mod:`fisheye.impl.protocol_kernel`, the
+        :class:`fisheye.impl.kernel_api.HasCompiledKernel` capability): for the stubborn
+        sets over FIFO channels; None otherwise.  Imports numba on first use."""
+        if reduction != "stubborn" or not self.por_supported:
+            return None
+        k = self._kernels.get(prune)
+        if k is None:
+            from fisheye.impl.protocol_kernel import ProtocolKernel
+
+            k = self._kernels[prune] = ProtocolKernel(self, prune=prune)
+        return k

@@ -19,7 +19,7 @@ from fisheye.impl.api import Step, replay
 
 # keys that depend on time, memory or storage, not on what was explored
 VOLATILE = {"seconds", "states_per_second", "cpu_seconds", "peak_memory_bytes", "visited_bytes",
-            "fingerprints", "exact_states", "resumed"}
+            "fingerprints", "exact_states", "resumed", "kernel"}
 
 
 def same(a: dict, b: dict) -> tuple[dict, dict]:

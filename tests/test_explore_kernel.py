@@ -11,11 +11,12 @@ import random
 import numpy as np
 import pytest
 
-from fisheye.checker.explore import make_context
+from fisheye.checker.explore import make_context, run
 from fisheye.checker.explore.expand import INNER, PRUNED, expand
+from fisheye.impl.kernel_api import INNER as K_INNER
+from fisheye.impl.kernel_api import NO_STEP
 from fisheye.impl.programs import parse_program, random_edges, random_program
-from fisheye.impl.protocol_kernel import INNER as K_INNER
-from fisheye.impl.protocol_kernel import NO_STEP, ProtocolKernel
+from fisheye.impl.protocol_kernel import ProtocolKernel
 from fisheye.spec.graph import ProximityGraph
 
 PBN = "paris-berlin-newyork"
@@ -128,3 +129,59 @@ def test_kernel_equals_reference_on_random_walks_of_fig6(graph):
             steps += 1
             state = rng.choice(kids)
     assert steps > 500
+
+
+# ---- the whole search: the compiled path's report is the reference's -------------------------
+
+# what depends on time, memory or the implementation, not on what was explored
+VOLATILE = {"seconds", "states_per_second", "cpu_seconds", "peak_memory_bytes", "kernel"}
+
+
+def both(scenario, graph, *, mutant=None, variant="corrected", **kw):
+    reports, terminals = {}, {}
+    for kernel in ("compiled", "python"):
+        seen: dict = {}
+        r = run(make_context(scenario, graph, mutant=mutant, variant=variant), kernel=kernel,
+                on_terminal=lambda s, k, seen=seen: seen.__setitem__(s, k), **kw)
+        assert r["kernel"] == kernel
+        reports[kernel] = {k: v for k, v in r.items() if k not in VOLATILE}
+        terminals[kernel] = seen
+    assert reports["compiled"] == reports["python"]
+    assert terminals["compiled"] == terminals["python"]
+    return reports["compiled"]
+
+
+TWO = "p0: write(X,1), read(X); p1: write(X,2), read(X)"
+
+
+@pytest.mark.parametrize("scenario,graph,mutant,variant", [
+    (PBN, "paper", None, "corrected"),
+    (PBN, "paper", None, "published"),
+    (TWO, "p0:p1", "opposite-tie-break", "corrected"),
+    (TWO, "p0:p1", "no-catch-up", "corrected"),
+    ("p0: write(X,1), read(Y); p1: write(Y,2), read(X); p2: read(X)", "p0:p1", None, "corrected"),
+    pytest.param("fig6", "empty", None, "corrected", marks=pytest.mark.slow),
+])
+def test_compiled_and_python_searches_give_the_same_report(scenario, graph, mutant, variant):
+    r = both(scenario, graph, mutant=mutant, variant=variant)
+    assert r["complete"] and r["states"] > 1
+    if mutant or variant == "published":
+        assert r["violations"], "violations, with schedules rebuilt from the parent log"
+
+
+@pytest.mark.parametrize("budget", [{"max_states": 1}, {"max_states": 257}, {"max_states": 5000},
+                                    {"max_depth": 9}, {"max_states": 12000, "memory": 1}])
+def test_compiled_and_python_searches_cut_alike(budget):
+    r = both(PBN, "complete", **budget)
+    assert not r["complete"]
+    if "max_states" in budget:
+        assert r["states"] == budget["max_states"]
+
+
+def test_compiled_kernel_where_none_exists_is_refused():
+    ctx = make_context(PBN, "paper", network="unordered")
+    with pytest.raises(ValueError, match="no compiled kernel"):
+        run(ctx, kernel="compiled")
+    assert run(make_context(PBN, "paper", network="unordered"), max_states=100)["kernel"] == "python"
+    with pytest.raises(ValueError, match="exact states"):
+        run(make_context(PBN, "paper"), kernel="compiled", exact=True)

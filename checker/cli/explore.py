@@ -103,6 +103,10 @@ def register(sub: Any) -> None:
                    help="stop after this many seconds (exit 3 if nothing was found)")
     p.add_argument("--memory", default=None, metavar="SIZE",
                    help="memory the search may use, e.g. 4G or 512M (the frontier goes to disk beyond it)")
+    p.add_argument("--kernel", default="auto", choices=("auto", "compiled", "python"),
+                   help="compiled: the system's compiled kernel (numba; the protocol level, FIFO channels "
+                   "and stubborn sets); python: its Python form, the reference; auto (default): compiled "
+                   "where a kernel exists. The report says which ran")
     p.add_argument("--exact-states", action="store_true",
                    help="keep exact states in the visited set instead of 64-bit fingerprints (small runs)")
     p.add_argument("--checkpoint", default=None, metavar="DIR",
@@ -227,6 +231,8 @@ def run(args: argparse.Namespace) -> int:
     memory = _size(args.memory)
     if args.checkpoint and args.resume and args.checkpoint != args.resume:
         raise UsageError("--checkpoint and --resume name different directories")
+    if args.spark and args.kernel == "compiled":
+        raise UsageError("--kernel compiled applies to the local search (Spark runs the Python form)")
     if args.resume and args.spark:
         raise UsageError("--resume applies to the local search (with --spark, --checkpoint DIR is Spark's "
                          "reliable checkpoint directory)")
@@ -304,7 +310,7 @@ def run(args: argparse.Namespace) -> int:
             report = explore(ctx, builder(ctx), max_states=args.max_states, max_depth=args.max_depth,
                              timeout=args.timeout, progress=progress, memory=memory, exact=args.exact_states,
                              checkpoint=args.resume or args.checkpoint, resume=args.resume is not None,
-                             checkpoint_every=args.checkpoint_every)
+                             checkpoint_every=args.checkpoint_every, kernel=args.kernel)
         except ValueError as e:
             raise UsageError(str(e)) from None
     if args.mutant is not None:  # the library's report names no mutant when there is none
@@ -414,7 +420,8 @@ def violation_title(v: dict[str, Any]) -> str:
 
 def _print_text(r: dict[str, Any], args: argparse.Namespace, saved: list[str]) -> None:
     w = sys.stdout.write
-    w(f"{r['scenario']}: {system_text(r)}; graph {edges_text(r['graph'])}\n")
+    kernel = f"; {r['kernel']} kernel" if r.get("kernel") else ""
+    w(f"{r['scenario']}: {system_text(r)}; graph {edges_text(r['graph'])}{kernel}\n")
     counts = (f"{plural(r['states'], 'state')}, {plural(r['terminal_states'], 'complete run')}, "
               f"{plural(r['histories'], 'distinct history', 'distinct histories')}, "
               f"{plural(r['deadlocks'], 'deadlock')}, in {r['seconds']} s")

@@ -8,6 +8,14 @@ written to disk above the memory budget; the schedule of a violation is rebuilt 
 parent log kept on disk (key, parent key, step index per state), as TLC does.
 Breadth-first order makes every reported schedule a shortest one among those explored.
 
+With a compiled kernel (:mod:`fisheye.checker.explore.kernel`) the states are rows of
+integers instead of bytes, fingerprinted by the kernel: a level is expanded
+``KERNEL_CHUNK`` rows per call, its successors deduplicated in bulk (sorted arrays of
+fingerprints, ``numpy.searchsorted``), the frontier kept as arrays
+(:class:`~fisheye.checker.explore.store.RowFrontier`) and the parent log written from
+arrays; only the states with no successor go through Python (the reference classifies
+them).  The report is the reference's, budgets and cuts included.
+
 Budgets: ``max_states`` (distinct states: the report never counts more), ``max_depth``
 (states at that depth are visited but not expanded: a bounded search whose report is the
 same on every engine) and ``timeout`` (seconds); a run cut short (or interrupted by
@@ -29,18 +37,22 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
+
+import numpy as np
 
 from fisheye.impl.api import System
 
 from .codec import FINGERPRINT_BITS, collision_probability
 from .expand import INNER, PRUNED, Context, expand, replayable, schedule_of_path
+from .kernel import kernel_name, select_kernel
 from .report import ReportBuilder
-from .store import NO_PARENT, DiskLog, ExactSet, FingerprintSet, Frontier, MemoryLog
+from .store import NO_PARENT, DiskLog, ExactSet, FingerprintSet, Frontier, MemoryLog, RowFrontier
 
 CHUNK = 256                 # states expanded between two looks at the clock and the budgets
+KERNEL_CHUNK = 16 * CHUNK   # states per call of a compiled kernel (a multiple of CHUNK)
 
 
 def rss_bytes() -> int:
@@ -88,6 +100,15 @@ class Progress:
         self.stream.flush()
 
 
+@dataclass
+class Tally:
+    """The running counts of a search (kept up to date within a level, so that an
+    interrupted level still reports what it admitted)."""
+
+    states: int
+    transitions: int
+
+
 @dataclass(frozen=True)
 class ScheduleRef:
     """A state of the search named by its depth and key; its schedule is rebuilt from
@@ -100,14 +121,14 @@ class ScheduleRef:
 IDENTITY = ("scenario", "algorithm", "variant", "mutant", "network", "graph")
 
 
-def _signature(ctx: Context, exact: bool) -> dict[str, Any]:
+def _signature(ctx: Context, exact: bool, kernel: str) -> dict[str, Any]:
     """What a checkpoint must agree on with the run resuming it: the system's identity,
     its program, the reduction and the options that change the state graph."""
     system = ctx.system
     desc = system.info.describe() if isinstance(system, System) else {}
     ident = {k: desc.get(k) for k in IDENTITY}
     return {"system": json.loads(json.dumps(ident, default=str)), "reduction": ctx.reduction_kind,
-            "prune": ctx.prune_deviations, "exact": exact,
+            "prune": ctx.prune_deviations, "exact": exact, "kernel": kernel,
             "program": str(getattr(system, "program", ""))}
 
 
@@ -116,7 +137,7 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
             memory: int | None = None, exact: bool = False, checkpoint: str | None = None,
             resume: bool = False, checkpoint_every: float = 300.0,
             on_level: Callable[[int, int], str | None] | None = None,
-            on_terminal: Callable[[Any, str], None] | None = None) -> dict[str, Any]:
+            on_terminal: Callable[[Any, str], None] | None = None, kernel: str = "auto") -> dict[str, Any]:
     """Explore every state reachable in the reduced graph; return the report.
 
     ``memory``: bytes the search may use (the frontier goes to disk beyond what the
@@ -124,9 +145,11 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
     ``checkpoint``/``resume``/``checkpoint_every``: see the module doc;
     ``on_terminal(state, kind)`` sees every distinct terminal state (tests);
     ``on_level(depth, states)`` is called after each level; a reason it returns (a
-    string) stops the search there (``stopped``, not complete)."""
-    system, codec = ctx.system, ctx.codec
-    encode, decode = codec.encode, codec.decode
+    string) stops the search there (``stopped``, not complete); ``kernel``: ``auto``,
+    ``compiled`` or ``python`` (:func:`fisheye.checker.explore.kernel.select_kernel`): a
+    compiled kernel expands whole blocks of states, and the report is the reference's."""
+    system = ctx.system
+    kern = select_kernel(ctx, kernel, exact=exact)
     start = time.perf_counter()
     cpu0 = time.process_time()
     scratch = None
@@ -144,7 +167,7 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
     visited = ExactSet() if exact else FingerprintSet()
     key = visited.key
     log = MemoryLog() if exact else DiskLog(os.path.join(base, "log"))
-    sig = _signature(ctx, exact)
+    sig = _signature(ctx, exact, kernel_name(kern))
 
     def budget() -> int | None:
         if memory is None:
@@ -174,20 +197,33 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
         with open(os.path.join(ck, "builder.pkl"), "rb") as f:
             builder.restore(pickle.load(f))
         log.truncate(depth)
-        frontier = Frontier.load(os.path.join(ck, "frontier.bin"), spill_dir, budget(), f"d{depth}")
+        if kern is None:
+            frontier = Frontier.load(os.path.join(ck, "frontier.bin"), spill_dir, budget(), f"d{depth}")
+        else:
+            frontier = RowFrontier.load(os.path.join(ck, "frontier.bin"), spill_dir, budget(), f"d{depth}",
+                                        kern.width, kern.dtype)
     else:
-        b0 = encode(system.initial())
-        k0 = key(b0)
+        if kern is None:
+            b0 = ctx.codec.encode(system.initial())
+            k0 = key(b0)
+        else:
+            r0 = kern.encode(system.initial())[None, :]
+            k0 = int(kern.fingerprints(r0)[0])
         log.add(k0, 0 if not exact else None, NO_PARENT)
         log.end_level(0)
         visited.merge([k0])
-        frontier = Frontier(spill_dir, budget(), "d0")
-        frontier.append(b0)
+        if kern is None:
+            frontier = Frontier(spill_dir, budget(), "d0")
+            frontier.append(b0)
+        else:
+            frontier = RowFrontier(spill_dir, budget(), "d0", kern.width, kern.dtype)
+            frontier.extend(r0)
         states, depth = 1, 0
     if max_states is not None and states > max_states:
         raise ValueError("max_states is smaller than the checkpoint's state count")
     stopped: str | None = None
     last_ckpt = time.perf_counter()
+    tally = Tally(states, transitions)
 
     def elapsed() -> float:
         return elapsed_before + time.perf_counter() - start
@@ -197,68 +233,31 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
             if max_depth is not None and depth >= max_depth:
                 stopped = f"depth bound ({max_depth}) reached"
                 break
-            width = len(frontier)
-            nxt = Frontier(spill_dir, budget(), f"d{depth + 1}")
-            new: set[Any] = set()
-            chunk: list[bytes] = []
-            it = iter(frontier)
-            exhausted = False
-            while not exhausted and stopped is None:
-                chunk.clear()
-                for data in it:
-                    chunk.append(data)
-                    if len(chunk) >= CHUNK:
-                        break
-                else:
-                    exhausted = True
-                cands: list[tuple[Any, bytes, Any, int]] = []
-                for data in chunk:
-                    state = decode(data)
-                    e = expand(ctx, state)
-                    if e.kind == INNER:
-                        pk = key(data)
-                        for idx, child in enumerate(e.children):
-                            cands.append((key(child), child, pk, idx))
-                        transitions += len(e.children)
-                    elif e.kind == PRUNED:
-                        builder.add_pruned()
-                    else:
-                        if on_terminal is not None:
-                            on_terminal(state, e.kind)
-                        assert e.record is not None
-                        builder.add_terminal(e.record, depth, ScheduleRef(depth, key(data)))
-                known = visited.known([c[0] for c in cands])
-                for (k, child, pk, idx), kn in zip(cands, known, strict=True):
-                    if kn or k in new:
-                        continue
-                    if max_states is not None and states >= max_states:
-                        stopped = f"max-states budget ({max_states:,}) reached"
-                        break
-                    new.add(k)
-                    nxt.append(child)
-                    log.add(k, pk, idx)
-                    states += 1
-                if timeout is not None and elapsed() >= timeout and stopped is None:
-                    stopped = f"timeout ({timeout:g} s) reached"
-                if progress is not None:
-                    progress.update(states, depth, width, memory=rss_bytes(), elapsed=elapsed())
+            level = Level(ctx, visited, log, builder, depth, max_states, progress, timeout, elapsed,
+                          on_terminal, tally)
+            if kern is None:
+                nxt, new, stopped = level.python(frontier, Frontier(spill_dir, budget(), f"d{depth + 1}"))
+            else:
+                nxt, new, stopped = level.compiled(kern, frontier, RowFrontier(
+                    spill_dir, budget(), f"d{depth + 1}", kern.width, kern.dtype))
             log.end_level(depth + 1)
             visited.merge(new)
             del new
             if on_level is not None:
-                why = on_level(depth, states)
+                why = on_level(depth, tally.states)
                 if why and stopped is None and len(nxt):
                     stopped = why
             frontier = nxt
             if stopped is None and len(frontier):
                 depth += 1
                 if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_every:
-                    _save(base, sig, depth, states, transitions, elapsed(),
+                    _save(base, sig, depth, tally.states, tally.transitions, elapsed(),
                           cpu_before + time.process_time() - cpu0, visited, frontier, builder,
                           log if exact else None)
                     last_ckpt = time.perf_counter()
     except KeyboardInterrupt:
         stopped = "interrupted (Ctrl-C)"
+    states, transitions = tally.states, tally.transitions
     if progress is not None:
         progress.update(states, depth, len(frontier), force=True, memory=rss_bytes(), elapsed=elapsed())
 
@@ -274,6 +273,7 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
         "visited_bytes": visited.nbytes,
         "peak_memory_bytes": peak_rss_bytes(),
         "cpu_seconds": round(cpu_before + time.process_time() - cpu0, 3),
+        "kernel": kernel_name(kern),
     }
     if resume:
         extra["resumed"] = True
@@ -307,3 +307,169 @@ def _save(base: str, sig: dict[str, Any], depth: int, states: int, transitions: 
         os.replace(final, old)
     os.replace(tmp, final)
     shutil.rmtree(old, ignore_errors=True)
+
+
+
+@dataclass
+class Level:
+    """The expansion of one level of the search, into the next frontier; the counts go
+    to ``tally`` as states are admitted."""
+
+    ctx: Context
+    visited: Any
+    log: Any
+    builder: ReportBuilder
+    depth: int
+    max_states: int | None
+    progress: Progress | None
+    timeout: float | None
+    elapsed: Callable[[], float]
+    on_terminal: Callable[[Any, str], None] | None
+    tally: Tally
+
+    def _full(self) -> bool:
+        return self.max_states is not None and self.tally.states >= self.max_states
+
+    def _budget_stop(self) -> str:
+        return f"max-states budget ({self.max_states:,}) reached"
+
+    def _after_chunk(self, width: int) -> str | None:
+        if self.progress is not None:
+            self.progress.update(self.tally.states, self.depth, width, memory=rss_bytes(),
+                                 elapsed=self.elapsed())
+        if self.timeout is not None and self.elapsed() >= self.timeout:
+            return f"timeout ({self.timeout:g} s) reached"
+        return None
+
+    def _terminal(self, state: Any, key: Any) -> None:
+        """A state with no reduced successor: the reference classifies it."""
+        e = expand(self.ctx, state)
+        if e.kind == PRUNED:
+            self.builder.add_pruned()
+            return
+        if e.kind == INNER:
+            raise AssertionError("the compiled kernel found no step where the reference has some")
+        if self.on_terminal is not None:
+            self.on_terminal(state, e.kind)
+        assert e.record is not None
+        self.builder.add_terminal(e.record, self.depth, ScheduleRef(self.depth, key))
+
+    def python(self, frontier: Frontier, nxt: Frontier) -> tuple[Frontier, set[Any], str | None]:
+        """The level with the system's Python form, CHUNK states at a time."""
+        ctx, tally, log, builder = self.ctx, self.tally, self.log, self.builder
+        decode, key = ctx.codec.decode, self.visited.key
+        width = len(frontier)
+        stopped: str | None = None
+        new: set[Any] = set()
+        chunk: list[bytes] = []
+        it = iter(frontier)
+        exhausted = False
+        while not exhausted and stopped is None:
+            chunk.clear()
+            for data in it:
+                chunk.append(data)
+                if len(chunk) >= CHUNK:
+                    break
+            else:
+                exhausted = True
+            cands: list[tuple[Any, bytes, Any, int]] = []
+            for data in chunk:
+                state = decode(data)
+                e = expand(ctx, state)
+                if e.kind == INNER:
+                    pk = key(data)
+                    for idx, child in enumerate(e.children):
+                        cands.append((key(child), child, pk, idx))
+                    tally.transitions += len(e.children)
+                elif e.kind == PRUNED:
+                    builder.add_pruned()
+                else:
+                    if self.on_terminal is not None:
+                        self.on_terminal(state, e.kind)
+                    assert e.record is not None
+                    builder.add_terminal(e.record, self.depth, ScheduleRef(self.depth, key(data)))
+            known = self.visited.known([c[0] for c in cands])
+            for (k, child, pk, idx), kn in zip(cands, known, strict=True):
+                if kn or k in new:
+                    continue
+                if self._full():
+                    stopped = self._budget_stop()
+                    break
+                new.add(k)
+                nxt.append(child)
+                log.add(k, pk, idx)
+                tally.states += 1
+            stopped = stopped or self._after_chunk(width)
+        return nxt, new, stopped
+
+    def compiled(self, kern: Any, frontier: RowFrontier, nxt: RowFrontier
+                 ) -> tuple[RowFrontier, np.ndarray, str | None]:
+        """The level with a compiled kernel, KERNEL_CHUNK states per call, deduplicated
+        in bulk (sorted fingerprints).  The report is the Python form's: blocks start at
+        multiples of CHUNK of the level, and a search cut by ``max_states`` counts the
+        states, transitions and terminals of the CHUNK-state pieces the Python form
+        expands before it stops."""
+        from fisheye.impl.kernel_api import INNER as K_INNER
+        from fisheye.impl.kernel_api import PRUNED as K_PRUNED
+
+        tally, builder = self.tally, self.builder
+        width = len(frontier)
+        stopped: str | None = None
+        seen = np.zeros(0, dtype=np.uint64)         # this level's admitted keys, sorted
+        for rows in _blocks(frontier, KERNEL_CHUNK, kern.width, kern.dtype):
+            batch = kern.expand(rows)
+            keys = batch.keys
+            cand = np.flatnonzero(~self.visited.known(keys))
+            if cand.size:
+                _, first = np.unique(keys[cand], return_index=True)
+                cand = cand[np.sort(first)]
+                if seen.size:
+                    ck = keys[cand]
+                    pos = np.minimum(np.searchsorted(seen, ck), seen.size - 1)
+                    cand = cand[seen[pos] != ck]
+            limit = rows.shape[0]                   # the states whose expansion counts
+            if self.max_states is not None and tally.states + cand.size > self.max_states:
+                room = max(self.max_states - tally.states, 0)
+                limit = (int(batch.parent[cand[room]]) // CHUNK + 1) * CHUNK
+                cand = cand[:room]
+                stopped = self._budget_stop()
+            if cand.size:
+                ck = keys[cand]
+                seen = np.insert(seen, np.searchsorted(seen, np.sort(ck)), np.sort(ck))
+                nxt.extend(batch.children[cand])
+                parents = kern.fingerprints(rows)
+                self.log.add_many(ck, parents[batch.parent[cand]], batch.step[cand])
+                tally.states += int(cand.size)
+            status = batch.status[:limit]
+            tally.transitions += int(np.count_nonzero(batch.parent < limit))
+            for _ in range(int(np.count_nonzero(status == K_PRUNED))):
+                builder.add_pruned()
+            others = np.flatnonzero((status != K_INNER) & (status != K_PRUNED))
+            if others.size:
+                pkeys = kern.fingerprints(rows[others])
+                for idx, pk in zip(others.tolist(), pkeys.tolist(), strict=True):
+                    self._terminal(kern.decode(rows[idx]), pk)
+            if stopped is not None:
+                break
+            stopped = self._after_chunk(width)
+            if stopped is not None:
+                break
+        return nxt, seen, stopped
+
+
+def _blocks(frontier: RowFrontier, size: int, width: int, dtype: Any) -> Iterator[np.ndarray]:
+    """The frontier's rows in blocks of ``size`` (the last one shorter), in order."""
+    buf: list[np.ndarray] = []
+    held = 0
+    for rows in frontier:
+        start = 0
+        while start < rows.shape[0]:
+            take = min(size - held, rows.shape[0] - start)
+            buf.append(rows[start:start + take])
+            held += take
+            start += take
+            if held == size:
+                yield np.concatenate(buf) if len(buf) > 1 else buf[0]
+                buf, held = [], 0
+    if held:
+        yield np.concatenate(buf) if len(buf) > 1 else buf[0]

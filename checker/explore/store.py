@@ -43,18 +43,22 @@ class FingerprintSet:
     def __len__(self) -> int:
         return int(self.old.size)
 
-    def known(self, keys: Sequence[int]) -> list[bool]:
-        """Which of ``keys`` were merged in at an earlier level (one vectorised lookup)."""
+    def known(self, keys: Sequence[int] | np.ndarray) -> Any:
+        """Which of ``keys`` were merged in at an earlier level (one vectorised lookup):
+        a list of booleans, or a boolean array for an array of keys."""
         old = self.old
-        if not old.size or not keys:
-            return [False] * len(keys)
-        a = np.array(keys, dtype=np.uint64)
+        arr = isinstance(keys, np.ndarray)
+        if not old.size or not len(keys):
+            return np.zeros(len(keys), dtype=bool) if arr else [False] * len(keys)
+        a = keys if arr else np.array(keys, dtype=np.uint64)
         pos = np.searchsorted(old, a)
         np.minimum(pos, old.size - 1, out=pos)
-        return (old[pos] == a).tolist()
+        hit = old[pos] == a
+        return hit if arr else hit.tolist()
 
-    def merge(self, keys: Iterable[int]) -> None:
-        new = np.fromiter(keys, dtype=np.uint64)
+    def merge(self, keys: Iterable[int] | np.ndarray) -> None:
+        new = np.array(keys, dtype=np.uint64) if isinstance(keys, np.ndarray) else \
+            np.fromiter(keys, dtype=np.uint64)
         if not new.size:
             return
         new.sort()
@@ -125,20 +129,27 @@ class DiskLog:
         self._keys: list[int] = []
         self._parents: list[int] = []
         self._steps: list[int] = []
+        self._arrays: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
     def add(self, key: int, parent: int, step: int) -> None:
         self._keys.append(key)
         self._parents.append(parent)
         self._steps.append(step)
 
+    def add_many(self, keys: np.ndarray, parents: np.ndarray, steps: np.ndarray) -> None:
+        """:meth:`add` for arrays of admitted states, in discovery order."""
+        self._arrays.append((keys, parents, steps))
+
     def _path(self, depth: int) -> str:
         return os.path.join(self.dir, f"level-{depth:05d}.bin")
 
     def end_level(self, depth: int) -> None:
-        a = np.empty(len(self._keys), dtype=_LOG_DTYPE)
-        a["key"] = np.array(self._keys, dtype=np.uint64)
-        a["parent"] = np.array(self._parents, dtype=np.uint64)
-        a["step"] = np.array(self._steps, dtype=np.uint16)
+        parts = [(np.array(self._keys, dtype=np.uint64), np.array(self._parents, dtype=np.uint64),
+                  np.array(self._steps, dtype=np.uint16)), *self._arrays]
+        a = np.empty(sum(len(p[0]) for p in parts), dtype=_LOG_DTYPE)
+        a["key"] = np.concatenate([p[0] for p in parts]).astype(np.uint64)
+        a["parent"] = np.concatenate([p[1] for p in parts]).astype(np.uint64)
+        a["step"] = np.concatenate([p[2] for p in parts]).astype(np.uint16)
         tmp = self._path(depth) + ".tmp"
         a.tofile(tmp)
         os.replace(tmp, self._path(depth))
@@ -287,4 +298,72 @@ class Frontier:
             (m,) = _REC.unpack_from(buf, k)
             fr.append(buf[k + 4:k + 4 + m])
             k += 4 + m
+        return fr
+
+
+class RowFrontier:
+    """The states of one level as rows of a compiled kernel (``numpy`` arrays of
+    ``width`` integers), in discovery order; above ``budget`` bytes held in memory, the
+    held rows are written to a spill file in ``directory`` (``.npy``).  Iteration yields
+    blocks of rows."""
+
+    def __init__(self, directory: str | None, budget: int | None, name: str, width: int, dtype: Any):
+        self.dir, self.budget, self.name = directory, budget, name
+        self.width, self.dtype = width, np.dtype(dtype)
+        self.blocks: list[np.ndarray] = []
+        self.held = 0
+        self.spilled = 0
+        self.files: list[str] = []
+
+    def __len__(self) -> int:
+        return self.spilled + sum(b.shape[0] for b in self.blocks)
+
+    def extend(self, rows: np.ndarray) -> None:
+        if not rows.shape[0]:
+            return
+        self.blocks.append(rows)
+        self.held += rows.nbytes
+        if self.budget is not None and self.held > self.budget and self.dir is not None:
+            self.spill()
+
+    def _held(self) -> np.ndarray:
+        if not self.blocks:
+            return np.zeros((0, self.width), dtype=self.dtype)
+        return np.concatenate(self.blocks) if len(self.blocks) > 1 else self.blocks[0]
+
+    def spill(self) -> None:
+        if not self.blocks:
+            return
+        assert self.dir is not None
+        path = os.path.join(self.dir, f"{self.name}-{len(self.files):04d}.npy")
+        rows = self._held()
+        np.save(path, rows)
+        self.files.append(path)
+        self.spilled += rows.shape[0]
+        self.blocks = []
+        self.held = 0
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for path in self.files:
+            rows = np.load(path)
+            os.remove(path)
+            yield rows
+        yield from self.blocks
+
+    def save(self, path: str) -> None:
+        """Write the whole level to one file (a checkpoint); the frontier is unchanged."""
+        parts = [np.load(p) for p in self.files] + self.blocks
+        rows = np.concatenate(parts) if parts else np.zeros((0, self.width), dtype=self.dtype)
+        with open(path, "wb") as f:
+            np.save(f, rows)
+
+    @classmethod
+    def load(cls, path: str, directory: str | None, budget: int | None, name: str, width: int,
+             dtype: Any) -> RowFrontier:
+        fr = cls(directory, budget, name, width, dtype)
+        with open(path, "rb") as f:
+            rows = np.load(f)
+        if rows.ndim != 2 or rows.shape[1] != width:
+            raise ValueError(f"{path}: not a frontier of this kernel's rows")
+        fr.extend(rows.astype(fr.dtype, copy=False))
         return fr
