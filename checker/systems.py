@@ -29,7 +29,8 @@ from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Any
 
-from fisheye.impl.api import System, SystemFactory, SystemRequest
+from fisheye.impl.api import HasChannels, Network, System, SystemFactory, SystemRequest
+from fisheye.spec.graph import ProximityGraph, parse_graph_option
 
 ENTRY_POINT_GROUP = "fisheye.systems"
 BUILTIN = ("toco", "lcb")
@@ -166,7 +167,60 @@ def make(name: str, request: SystemRequest) -> System[Any]:
     if system.info.algorithm != name:
         raise ValueError(f"system {name!r}: its info.algorithm is {system.info.algorithm!r}; a system "
                          "must record the name it was made under (SystemRequest.system)")
+    mismatch = record_mismatch(request, system)
+    if mismatch:
+        raise ValueError(f"system {name!r}: the factory was asked for {mismatch}")
     return system
+
+
+def record_mismatch(request: SystemRequest, system: System[Any]) -> str | None:
+    """What the built system does not do of what ``request`` asked for (its network,
+    graph, scenario or program, options, variant, mutant, crashes, level), as words
+    naming the first mismatch; None when it keeps the request.  The explorer verifies
+    this instead of trusting the factory: a system that ignored ``--network`` or
+    ``--graph`` would be explored as another system than the one named."""
+    info = system.info
+    built = system.network if isinstance(system, HasChannels) else info.network
+    for what, got in (("network", built), ("recorded network", info.network)):
+        if Network(got) is not request.network:
+            return f"{request.network.value} channels, but its {what} is {Network(got).value}"
+    if info.graph.edge_set != system.graph.edge_set:
+        return (f"one graph, but it runs with {system.graph.describe()} and records "
+                f"{info.graph.describe()}")
+    want = request.graph
+    if isinstance(want, str) and want.strip() != "paper":
+        try:
+            want = parse_graph_option(want, system.processes)
+        except ValueError as e:
+            return f"the graph {request.graph!r}, which does not fit its processes ({e})"
+    if isinstance(want, ProximityGraph) and want.edge_set != system.graph.edge_set:
+        return f"the graph {want.describe()}, but it runs with {system.graph.describe()}"
+    if request.scenario is not None and request.scenario not in (info.scenario, info.program):
+        if info.program is None or not _same_program(request.scenario, info.program):
+            recorded = info.scenario if info.scenario is not None else info.program
+            return f"the scenario {request.scenario!r}, but it records {recorded!r}"
+    recorded = dict(info.options)        # the factory's defaults of the options not asked included
+    for key, value in request.options:
+        if key not in recorded or recorded[key] != value:
+            return f"the option {key}={value!r}, but it records {recorded.get(key, 'none')!r}"
+    for field in ("variant", "mutant"):
+        asked, got = getattr(request, field), getattr(info, field)
+        if asked is not None and str(asked) != str(got):
+            return f"the {field} {asked}, but it records {got}"
+    if request.crashes != info.crashes:
+        return f"{request.crashes} crashes, but it records {info.crashes}"
+    if request.level != info.level:
+        return f"the level {request.level}, but it records {info.level}"
+    return None
+
+
+def _same_program(a: str, b: str) -> bool:
+    from fisheye.impl.programs import parse_program
+
+    try:
+        return parse_program(a) == parse_program(b)
+    except ValueError:
+        return False
 
 
 def context(name: str, request: SystemRequest, *, reduction: str = "auto",

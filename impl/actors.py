@@ -12,9 +12,12 @@ immutable, hashable value) it says
   ``deliver``: a background task, a delivery rule);
 * ``on_receive(me, local, src, msg)``: the receipt of ``msg`` from ``src`` (a step
   ``recv``);
-* ``is_done(me, local)``: the process has nothing left to do (its program finished,
-  nothing pending); ``has_program(me, local)``: it still has program operations to
-  invoke (now or later);
+* ``has_program(me, local)``: the process still has program operations to invoke, now
+  or later (required of an actor that overrides ``can_invoke``: a process blocked on an
+  ``await`` or a write that has not returned has operations pending though it cannot
+  invoke one now); ``is_done(me, local)``: nothing else is left to do (by default: no
+  program left).  A process is finished only when it has no program left *and* is done,
+  so a blocked process is never finished: a run that stops there is a deadlock;
 * ``operations(me, local)``: the recorder's view: the register operations the process
   has executed so far, as history-file items (``["w", X, v]``, ``["r", X, v]``);
 * ``message_name(msg)``: a short JSON-able name of a message, unique within a channel
@@ -86,6 +89,7 @@ from .api import (
     Network,
     Property,
     Step,
+    SystemFault,
     SystemInfo,
     deadlock_freedom,
     model_property,
@@ -127,10 +131,10 @@ class Actor(Generic[L]):
         raise NotImplementedError
 
     def is_done(self, me: str, local: L) -> bool:
-        return not self.can_invoke(me, local)
+        return not self.has_program(me, local)
 
     def has_program(self, me: str, local: L) -> bool:
-        return self.can_invoke(me, local)
+        return False
 
     def operations(self, me: str, local: L) -> Sequence[Sequence[Any]]:
         return ()
@@ -190,6 +194,11 @@ class _ActorNetwork(Generic[L]):
                  properties: Sequence[Property] = (), initial: Mapping[str, Value] | None = None,
                  options: tuple[tuple[str, Any], ...] = (), internal: str = "lazy", crashes: int = 0,
                  crashable: Iterable[str] | None = None):
+        cls = type(actor)
+        if cls.can_invoke is not Actor.can_invoke and cls.has_program is Actor.has_program:
+            raise ValueError(f"{cls.__name__} overrides can_invoke but not has_program: say whether a "
+                             "process still has program operations, enabled or not (a process blocked "
+                             "on an await must not count as finished)")
         self.actor = actor
         self.processes: tuple[str, ...] = tuple(processes)
         self.graph = graph if graph is not None else ProximityGraph.empty(self.processes)
@@ -387,7 +396,22 @@ class _ActorNetwork(Generic[L]):
                 continue
             out.append((j, m))
         chans = net.send_all(chans, n, i, out, self.network, self._name, self._order)
+        if self.network is Network.UNORDERED:
+            for j in dict.fromkeys(j for j, _ in out):
+                self._unique_names(i, j, chans[i * n + j])
         return GlobalState(procs, chans)
+
+    def _unique_names(self, i: int, j: int, channel: tuple[Any, ...]) -> None:
+        """Two different messages in flight on one unordered channel must have different
+        names (a receipt names the message it takes): else :class:`SystemFault`."""
+        seen: dict[Any, Any] = {}
+        for m in channel:
+            name = self._name(m)
+            other = seen.setdefault(name, m)
+            if other != m:
+                raise SystemFault(f"two different messages in flight from {self.processes[i]} to "
+                                  f"{self.processes[j]} have the same message_name {name!r}: {other!r} "
+                                  f"and {m!r} (a receipt could not tell them apart)")
 
     def _crash(self, state: GlobalState, i: int, selection: tuple[Any, ...] = ()) -> GlobalState:
         p = self.processes[i]
@@ -407,8 +431,11 @@ class _ActorNetwork(Generic[L]):
         return GlobalState(procs, chans)
 
     def is_final(self, state: GlobalState) -> bool:
+        """No message in transit, and every process crashed or finished: no program
+        left (``has_program``) and done (``is_done``)."""
+        actor = self.actor
         return not any(state.channels) and all(
-            isinstance(local, Crashed) or self.actor.is_done(p, local)
+            isinstance(local, Crashed) or (not actor.has_program(p, local) and actor.is_done(p, local))
             for p, local in zip(self.processes, state.procs, strict=True))
 
     def crashed(self, state: GlobalState) -> frozenset[str]:

@@ -420,6 +420,20 @@ class Quotient(Protocol[S]):
 
 
 # ---- replay and observation ---------------------------------------------------------------
+class SystemFault(Exception):
+    """The system under test failed: it broke the contract (two different messages in
+    flight under one name, a state that cannot be encoded) or one of its handlers
+    raised.  ``step``: the step being taken (None: while listing the enabled steps of
+    ``state``, or building the initial state); an explorer reports it with the
+    schedule that reaches it, as a system error (not a violation)."""
+
+    def __init__(self, message: str, *, step: Step | None = None, state: Any = None):
+        super().__init__(message)
+        self.message = message
+        self.step = step
+        self.state = state
+
+
 class ReplayError(ValueError):
     """A schedule step that is not enabled where the schedule puts it."""
 

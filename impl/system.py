@@ -399,6 +399,9 @@ class TocoProcess(Actor[ProcState]):
         ps, sends = self.system.receive_at(self._index[me], local, self._index[src], msg)
         return ps, self._named(sends)
 
+    def has_program(self, me: str, local: ProcState) -> bool:
+        return not registers.done(self.system._ops[self._index[me]], local.reg)
+
     def is_done(self, me: str, local: ProcState) -> bool:
         return self.system.done_at(self._index[me], local)
 

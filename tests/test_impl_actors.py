@@ -83,6 +83,9 @@ class Ping(Actor):
     def can_invoke(self, me, local):
         return me == "p" and local[0] < 2
 
+    def has_program(self, me, local):
+        return self.can_invoke(me, local)
+
     def on_invoke(self, me, local):
         return (local[0] + 1, local[1]), [("q", f"m{local[0]}")]
 

@@ -12,7 +12,8 @@ violation listed in the report; ``fisheye explain`` and ``fisheye simulate --rep
 read them as they are.
 
 Exit status: 0 complete and no violation, 1 violations found, 2 bad input, 3 cut short
-by a budget (or a history no engine could decide) before finding any violation.
+by a budget (or a history no engine could decide) before finding any violation, 4 a
+system error (the system explored failed: :mod:`fisheye.checker.explore.fault`).
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ EPILOG = """examples:
 --graph p0:p1 --variant published --model cc --save out
   fisheye explore lcb3 --algorithm lcb --crashes 1
 The program syntax: docs/cli.md.  Exit status: 0 complete and no violation, 1 violations
-found, 2 bad input or usage, 3 cut short by a budget before finding any violation."""
+found, 2 bad input or usage, 3 cut short by a budget before finding any violation, 4 the
+system explored failed (a handler raised, an unencodable state, two messages with one name)."""
 
 
 def register(sub: Any) -> None:
@@ -287,6 +289,62 @@ def run(args: argparse.Namespace) -> int:
         return ReportBuilder(c, level, engine="spark" if args.spark else "local", model=model,
                              model_graph=model_graph, scenario=args.scenario)
 
+    from fisheye.impl.api import SystemFault
+
+    from ..explore.expand import initial_bytes
+
+    try:
+        initial_bytes(ctx)
+        report = _explore(args, ctx, builder, memory, progress)
+        if args.full:
+            from ..explore.engine import explore
+
+            full_ctx = context("none")
+            full = explore(full_ctx, builder(full_ctx), max_states=args.max_states, timeout=args.timeout,
+                           progress=None if args.quiet else Progress(label="explore (full)"))
+    except SystemFault as fault:
+        return system_error(ctx, fault, system_name)
+    if args.mutant is not None:  # the library's report names no mutant when there is none
+        report.setdefault("mutant", args.mutant)
+    if opts["algorithm"] == "lcb":
+        report.setdefault("crashes", opts["crashes"])
+    if args.full:
+        report["full"] = {k: full[k] for k in ("complete", "states", "terminal_states", "histories",
+                                               "deadlocks", "transitions", "violations_total", "seconds")}
+        report["full"]["outcomes_equal"] = full["outcomes"] == report["outcomes"]
+        if full["complete"] and full["states"]:
+            report["reduction_factor"] = round(full["states"] / report["states"], 2)
+    saved: list[str] = []
+    if args.save is not None and report["violations"]:
+        saved = save_counterexamples(ctx.system, report, args, model_graph)
+        report["saved"] = saved
+    if args.json:
+        json.dump(report, sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        _print_text(report, args, saved)
+    return exit_status(report)
+
+
+def system_error(ctx: Any, fault: Any, name: str) -> int:
+    """Report a failure of the system under test (one line on stderr: what failed and
+    the schedule that triggers it, to replay) and return the exit status of a system
+    error."""
+    from ..explore.fault import SYSTEM_ERROR, locate
+
+    found = locate(ctx, fault)
+    if found.schedule is None:
+        where = "the schedule that reaches it was not found within the search budget"
+    else:
+        steps = json.dumps([s.to_json() for s in found.schedule])
+        where = f"schedule that triggers it ({plural(len(found.schedule), 'step')}): {steps}"
+    print(f"fisheye: system error in {name}: {found.fault.message}; {where}", file=sys.stderr)
+    return SYSTEM_ERROR
+
+
+def _explore(args: argparse.Namespace, ctx: Any, builder: Any, memory: int | None, progress: Any
+             ) -> dict[str, Any]:
+    """The exploration itself, locally or on Spark."""
     if args.spark:
         try:
             from fisheye.checker.spark import explore as spark_explore
@@ -313,31 +371,7 @@ def run(args: argparse.Namespace) -> int:
                              checkpoint_every=args.checkpoint_every, kernel=args.kernel)
         except ValueError as e:
             raise UsageError(str(e)) from None
-    if args.mutant is not None:  # the library's report names no mutant when there is none
-        report.setdefault("mutant", args.mutant)
-    if opts["algorithm"] == "lcb":
-        report.setdefault("crashes", opts["crashes"])
-    if args.full:
-        from ..explore.engine import explore
-
-        full_ctx = context("none")
-        full = explore(full_ctx, builder(full_ctx), max_states=args.max_states, timeout=args.timeout,
-                       progress=None if args.quiet else Progress(label="explore (full)"))
-        report["full"] = {k: full[k] for k in ("complete", "states", "terminal_states", "histories",
-                                               "deadlocks", "transitions", "violations_total", "seconds")}
-        report["full"]["outcomes_equal"] = full["outcomes"] == report["outcomes"]
-        if full["complete"] and full["states"]:
-            report["reduction_factor"] = round(full["states"] / report["states"], 2)
-    saved: list[str] = []
-    if args.save is not None and report["violations"]:
-        saved = save_counterexamples(ctx.system, report, args, model_graph)
-        report["saved"] = saved
-    if args.json:
-        json.dump(report, sys.stdout)
-        sys.stdout.write("\n")
-    else:
-        _print_text(report, args, saved)
-    return exit_status(report)
+    return report
 
 
 # ---- counterexample files --------------------------------------------------------------------
@@ -362,13 +396,16 @@ def _slug(text: str) -> str:
 def command_line(args: argparse.Namespace) -> str:
     """The explore command that reproduces this report (for the files' ``search`` key)."""
     parts = ["fisheye", "explore", args.scenario]
+    if getattr(args, "system", None) is not None and args.system != args.algorithm:
+        parts += ["--system", args.system]
     for opt in ("graph", "level", "algorithm", "variant", "network", "mutant", "crashes", "model",
-                "model_graph", "reduction"):
-        v = getattr(args, opt)
+                "model_graph", "reduction", "master", "partitions"):
+        v = getattr(args, opt, None)
         if v is not None and not (opt == "reduction" and v == "auto"):
             parts += [f"--{opt.replace('_', '-')}", str(v)]
-    if args.no_prune:
-        parts.append("--no-prune")
+    for flag in ("no_prune", "spark"):
+        if getattr(args, flag, False):
+            parts.append(f"--{flag.replace('_', '-')}")
     return shlex.join(parts)
 
 
@@ -452,7 +489,7 @@ def _print_text(r: dict[str, Any], args: argparse.Namespace, saved: list[str]) -
         w(f"  property '{p['name']}' (sometimes) NEVER HELD: no complete run satisfies it\n")
     if not total:
         if never:
-            w("  no violation of an 'always' property, but a 'sometimes' one never held: NOT a pass\n")
+            w("  every 'always' property held, but a 'sometimes' one never held: NOT a pass\n")
         elif not r["complete"]:
             w("  nothing found before the cut: the search is incomplete, so this is NOT a pass\n")
         elif r.get("unknown_checks"):

@@ -36,6 +36,7 @@ from fisheye.impl.api import (
     Judgement,
     PropertyKind,
     Step,
+    SystemFault,
 )
 from fisheye.spec.history import History
 
@@ -198,16 +199,43 @@ class Expansion:
 def expand(ctx: Context, state: Any) -> Expansion:
     """The expansion of a decoded state: reduced successors (encoded), or why there are
     none, with the terminal record of a terminal state."""
-    if is_pruned(ctx, state):
-        return Expansion(PRUNED, (), (), None)
-    steps = tuple(ctx.steps(state))
+    try:
+        if is_pruned(ctx, state):
+            return Expansion(PRUNED, (), (), None)
+        steps = tuple(ctx.steps(state))
+    except Exception as e:
+        raise fault(e, state, None, "listing the enabled steps") from e
     if steps:
         apply, enc = ctx.system.apply, ctx.codec.encode
-        return Expansion(INNER, steps, tuple(enc(apply(state, s)) for s in steps), None)
-    kind = classify(ctx, state, 0)
-    if kind == PRUNED:
-        return Expansion(PRUNED, (), (), None)
-    return Expansion(kind, (), (), terminal_record(ctx, state, kind))
+        children = []
+        for s in steps:
+            try:
+                child = apply(state, s)
+            except Exception as e:
+                raise fault(e, state, s, "taking the step") from e
+            try:
+                children.append(enc(child))
+            except Exception as e:
+                raise fault(e, state, s, "encoding the state it reaches (a state must be built of "
+                            "tuples, frozen dataclasses, strings, numbers)") from e
+        return Expansion(INNER, steps, tuple(children), None)
+    try:
+        kind = classify(ctx, state, 0)
+        if kind == PRUNED:
+            return Expansion(PRUNED, (), (), None)
+        return Expansion(kind, (), (), terminal_record(ctx, state, kind))
+    except Exception as e:
+        raise fault(e, state, None, "judging the end of the run") from e
+
+
+def fault(e: Exception, state: Any, step: Step | None, doing: str) -> SystemFault:
+    """``e``, raised by the system while ``doing`` (at ``state``, taking ``step``), as a
+    :class:`~fisheye.impl.api.SystemFault` (one line: the exception's type and text)."""
+    if isinstance(e, MemoryError):
+        raise e
+    where = f"{doing} {step}" if step is not None and doing == "taking the step" else doing
+    what = e.message if isinstance(e, SystemFault) else f"{type(e).__name__}: {e}"
+    return SystemFault(f"{what} (while {where})", step=step, state=state)
 
 
 def expand_bytes(ctx: Context, data: bytes) -> Expansion:
@@ -216,7 +244,10 @@ def expand_bytes(ctx: Context, data: bytes) -> Expansion:
 
 
 def initial_bytes(ctx: Context) -> bytes:
-    return ctx.codec.encode(ctx.system.initial())
+    try:
+        return ctx.codec.encode(ctx.system.initial())
+    except Exception as e:
+        raise fault(e, None, None, "building and encoding the initial state") from e
 
 
 def schedule_of_path(ctx: Context, path: Sequence[int]) -> list[Step]:

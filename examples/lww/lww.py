@@ -74,6 +74,9 @@ class LastWriterWins(Actor[Replica]):
     def can_invoke(self, me: str, local: Replica) -> bool:
         return local.pc < len(self.programs[me])
 
+    def has_program(self, me: str, local: Replica) -> bool:
+        return local.pc < len(self.programs[me])     # every operation can be invoked at once
+
     def on_invoke(self, me: str, local: Replica) -> tuple[Replica, Sends]:
         op = self.programs[me][local.pc]
         if op[0] == "r":
