@@ -1,0 +1,224 @@
+"""Peer benchmark: Porcupine and fisheye on the same files, as a user runs each.
+
+Porcupine (github.com/anishathalye/porcupine, Go) is built from its source with the
+Go toolchain (Debian: ``apt-get install -y golang-go``) into a small command,
+``bench/porcupine_peer/main.go``, that checks Jepsen etcd logs and fisheye JSON
+histories of registers with Porcupine's ``CheckEvents``/``CheckOperations``
+(partitioned by register; indeterminate operations may take effect any time after
+their invocation, as in Porcupine's own etcd test).  Without Go, or without
+Porcupine's source, the benchmark says why and stops (exit status 0, nothing
+measured).
+
+Porcupine's source and its etcd logs (``test_data/jepsen/etcd_*.log``, 102 files):
+``--porcupine DIR`` (a clone of the repository), else ``$PORCUPINE_DIR``, else the
+Go module cache (``go mod download github.com/anishathalye/porcupine@latest`` fills
+it where the Go module proxy answers: the module's zip holds ``test_data``).
+
+Measured, back to back in one run (a loaded machine makes wall times noisy; CPU
+times are given too where they apply):
+
+1. the etcd logs in process: Porcupine's check time per file (parsing excluded) and
+   fisheye's (``fisheye.checker.engines.check`` under ``lin``, loading excluded), for
+   all of them and for the non-linearizable ones; the verdicts must agree;
+2. one batch command over the logs (``porcupine_peer FILES`` against ``fisheye check
+   FILES --model lin``), wall time;
+3. one command per file, total wall time, and the median file;
+4. Jepsen-like register histories of ``--ops`` operations (10 keys, 20 clients,
+   ``bench_lin.jepsen_like``), 0 % and 1 % indeterminate writes, linearizable and
+   not: one command each, wall time, ``--timeout`` seconds at most each.
+
+Usage: ``.venv/bin/python bench/bench_porcupine.py [--porcupine DIR] [--ops 100000]
+[--timeout 300] [--skip-large]``.  Prints a table with the ratios fisheye /
+Porcupine (below 1: fisheye is faster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+FISHEYE = Path(sys.executable).parent / "fisheye"
+MODULE = "github.com/anishathalye/porcupine"
+
+
+def say(text: str) -> None:
+    print(text, flush=True)
+
+
+def porcupine_source(given: str | None, go: str) -> tuple[Path | None, str]:
+    """A directory holding Porcupine's source and test data, or None and why not."""
+    for candidate in (given, os.environ.get("PORCUPINE_DIR")):
+        if candidate:
+            path = Path(candidate)
+            if (path / "go.mod").is_file() and (path / "test_data" / "jepsen").is_dir():
+                return path, f"{path} (given)"
+            return None, f"{path} is not a clone of {MODULE} (no go.mod or test_data/jepsen)"
+    cache = subprocess.run([go, "env", "GOMODCACHE"], capture_output=True, text=True).stdout.strip()
+    found = sorted(glob.glob(os.path.join(cache, f"{MODULE}@*")))
+    if found:
+        return Path(found[-1]), f"{found[-1]} (the Go module cache)"
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = subprocess.run([go, "mod", "download", "-json", f"{MODULE}@latest"], capture_output=True,
+                              text=True, cwd=tmp, timeout=300)
+    try:
+        answer = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        answer = {"Error": (proc.stderr or proc.stdout).strip()}
+    if answer.get("Dir"):
+        return Path(answer["Dir"]), f"{answer['Dir']} (downloaded by go mod download)"
+    return None, (f"the Go module proxy did not give {MODULE}: {answer.get('Error', 'no answer')}; "
+                  f"pass --porcupine DIR, a clone of https://{MODULE}")
+
+
+def build_peer(go: str, source: Path, out: Path) -> Path:
+    """Build bench/porcupine_peer against the Porcupine source in ``source``."""
+    work = out / "peer-src"
+    work.mkdir(parents=True, exist_ok=True)
+    shutil.copy(HERE / "porcupine_peer" / "main.go", work / "main.go")
+    (work / "go.mod").write_text(f"module fisheye.bench/porcupine_peer\n\ngo 1.19\n\n"
+                                 f"require {MODULE} v0.0.0\n\nreplace {MODULE} => {source}\n",
+                                 encoding="utf-8")
+    binary = out / "porcupine_peer"
+    env = {**os.environ, "GOFLAGS": "-mod=mod", "GOPROXY": "off"}
+    subprocess.run([go, "build", "-o", str(binary), "."], cwd=work, env=env, check=True)
+    return binary
+
+
+def run_peer(binary: Path, files: list[Path], timeout: float = 0
+             ) -> tuple[dict[str, tuple[str, float]], float]:
+    """Porcupine's verdict and check time per file, and the command's wall time."""
+    start = time.perf_counter()
+    proc = subprocess.run([str(binary), "-timeout", str(timeout), *map(str, files)], capture_output=True,
+                          text=True, check=True)
+    wall = time.perf_counter() - start
+    out = {}
+    for line in proc.stdout.splitlines():
+        name, verdict, seconds = line.split("\t")
+        if name != "total":
+            out[name] = ({"Ok": "consistent", "Illegal": "violation"}.get(verdict, "unknown"), float(seconds))
+    return out, wall
+
+
+def run_fisheye(files: list[Path], *extra: str) -> tuple[subprocess.CompletedProcess, float]:
+    start = time.perf_counter()
+    proc = subprocess.run([str(FISHEYE), "check", *map(str, files), "--model", "lin", *extra],
+                          capture_output=True, text=True)
+    return proc, time.perf_counter() - start
+
+
+def in_process(files: list[Path]) -> dict[str, tuple[str, float, float]]:
+    """fisheye's verdict, check wall and CPU time per file (loading excluded)."""
+    from fisheye.checker.engines import check
+    from fisheye.checker.formats import load
+    from fisheye.spec.history import HistoryError
+
+    out = {}
+    for path in files:
+        try:
+            history, _ = load(str(path), fmt="auto", nil_read="initial")
+        except HistoryError:
+            out[str(path)] = ("bad input", 0.0, 0.0)
+            continue
+        w, c = time.perf_counter(), time.process_time()
+        result = check(history, "lin")
+        out[str(path)] = (result.verdict.value, time.perf_counter() - w, time.process_time() - c)
+    return out
+
+
+def ratio(mine: float, theirs: float) -> str:
+    return f"{mine / theirs:.2f}x" if theirs > 0 else "-"
+
+
+def row(work: str, theirs: str, mine: str, r: str) -> None:
+    say(f"| {work} | {theirs} | {mine} | {r} |")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--porcupine", metavar="DIR", help="a clone of github.com/anishathalye/porcupine")
+    ap.add_argument("--ops", type=int, default=100_000, help="operations of the large histories")
+    ap.add_argument("--timeout", type=float, default=300, help="seconds per large history, each tool")
+    ap.add_argument("--skip-large", action="store_true", help="only Porcupine's etcd logs")
+    args = ap.parse_args()
+    go = shutil.which("go")
+    if go is None:
+        say("bench_porcupine: skipped: Go is not installed (Debian: apt-get install -y golang-go)")
+        return 0
+    source, where = porcupine_source(args.porcupine, go)
+    if source is None:
+        say(f"bench_porcupine: skipped: no Porcupine source: {where}")
+        return 0
+    version = subprocess.run([go, "version"], capture_output=True, text=True).stdout.strip()
+    say(f"Porcupine: {where}; {version}")
+    say(f"load before: {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        binary = build_peer(go, source, Path(tmp))
+        logs = sorted((source / "test_data" / "jepsen").glob("etcd_*.log"))
+        say(f"{len(logs)} etcd logs; times: wall (CPU where given), seconds")
+        say("| work | Porcupine | fisheye | fisheye / Porcupine |\n| --- | ---: | ---: | ---: |")
+        theirs, _ = run_peer(binary, logs)
+        mine = in_process(logs)
+        disagree = [p for p in mine if mine[p][0] != theirs[p][0]]
+        bad = [p for p in mine if theirs[p][0] == "violation"]
+        t_all, m_all = sum(v[1] for v in theirs.values()), sum(v[1] for v in mine.values())
+        cpu = sum(v[2] for v in mine.values())
+        row(f"{len(logs)} etcd logs, in process", f"{t_all:.3f}", f"{m_all:.3f} (CPU {cpu:.3f})",
+            ratio(m_all, t_all))
+        t_bad, m_bad = sum(theirs[p][1] for p in bad), sum(mine[p][1] for p in bad)
+        row(f"the {len(bad)} non-linearizable ones", f"{t_bad:.3f}", f"{m_bad:.3f}", ratio(m_bad, t_bad))
+        _, t_batch = run_peer(binary, logs)
+        proc, m_batch = run_fisheye(logs)
+        row("one batch command, wall", f"{t_batch:.3f}", f"{m_batch:.3f}", ratio(m_batch, t_batch))
+        t_each, m_each = [], []
+        for path in logs:
+            t_each.append(run_peer(binary, [path])[1])
+            m_each.append(run_fisheye([path])[1])
+        row("one command per file, total wall", f"{sum(t_each):.2f}", f"{sum(m_each):.2f}",
+            ratio(sum(m_each), sum(t_each)))
+        row("median single-file command, wall", f"{statistics.median(t_each):.3f}",
+            f"{statistics.median(m_each):.3f}", ratio(statistics.median(m_each), statistics.median(t_each)))
+        say(f"verdicts: {len(logs) - len(disagree)}/{len(logs)} agree"
+            + (f"; disagree: {', '.join(Path(p).name for p in disagree)}" if disagree else ""))
+        if not args.skip_large:
+            large(binary, Path(tmp), args)
+    say(f"load after: {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+def large(binary: Path, tmp: Path, args: argparse.Namespace) -> None:
+    from bench_lin import jepsen_like
+
+    say(f"\n{args.ops:,} operations, 10 keys, 20 clients; one command each, wall seconds "
+        f"(at most {args.timeout:g} s each)")
+    say("| history | Porcupine | fisheye | fisheye / Porcupine |\n| --- | ---: | ---: | ---: |")
+    for crash in (0.0, 0.01):
+        for bad in ("", "absent"):
+            history = jepsen_like(1, args.ops, 10, 20, crash, bad)
+            path = tmp / f"large-{crash}-{bad or 'good'}.json"
+            path.write_text(json.dumps(history.to_json()), encoding="utf-8")
+            try:
+                (theirs, t_wall) = run_peer(binary, [path], args.timeout)
+                t_verdict = theirs[str(path)][0]
+            except subprocess.CalledProcessError as e:
+                t_verdict, t_wall = f"failed ({e.returncode})", float("nan")
+            proc, m_wall = run_fisheye([path], "--timeout", str(args.timeout), "--json")
+            m_verdict = json.loads(proc.stdout)["verdict"] if proc.stdout.startswith("{") else "error"
+            name = f"{crash:.0%} indeterminate, {'not linearizable' if bad else 'linearizable'}"
+            row(name, f"{t_wall:.2f} {t_verdict}", f"{m_wall:.2f} {m_verdict}",
+                ratio(m_wall, t_wall) if t_verdict != "unknown" else "-")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
