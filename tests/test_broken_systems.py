@@ -114,3 +114,12 @@ def test_a_sometimes_property_that_never_held_is_named_and_no_pass_is_printed(ca
     assert code == 1
     assert "property 'impossible' (sometimes) NEVER HELD" in out
     no_pass(out)
+
+
+def test_a_random_run_cut_by_max_steps_is_not_a_pass(capsys):
+    code = main(["simulate", DEKKER, "--system", "user_systems:eager", "--max-steps", "2", "--seed", "1"])
+    out, _ = capsys.readouterr()
+    assert code == 3 and "CUT SHORT after 2 steps" in out
+    no_pass(out)
+    assert main(["simulate", DEKKER, "--system", "user_systems:eager", "--seed", "1"]) in (0, 1)
+    assert "CUT SHORT" not in capsys.readouterr().out

@@ -22,7 +22,8 @@ same on every engine) and ``timeout`` (seconds); a run cut short (or interrupted
 Ctrl-C) reports ``complete: false`` and claims nothing about the states it did not visit.
 
 ``checkpoint=DIR`` saves the search at the end of a level when ``checkpoint_every``
-seconds have passed since the last save; ``resume=True`` continues from the last save in
+seconds have passed since the last save (the first time, ``FIRST_CHECKPOINT`` seconds
+after the start at most); ``resume=True`` continues from the last save in
 ``DIR`` (the same scenario and options: checked).  A resumed run gives the same report as
 an uninterrupted one (times aside).
 """
@@ -51,6 +52,7 @@ from .kernel import kernel_name, select_kernel
 from .report import ReportBuilder
 from .store import NO_PARENT, DiskLog, ExactSet, FingerprintSet, Frontier, MemoryLog, RowFrontier
 
+FIRST_CHECKPOINT = 60.0     # seconds: the first checkpoint, whatever checkpoint_every says
 CHUNK = 256                 # states expanded between two looks at the clock and the budgets
 KERNEL_CHUNK = 16 * CHUNK   # states per call of a compiled kernel (a multiple of CHUNK)
 
@@ -222,7 +224,8 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
     if max_states is not None and states > max_states:
         raise ValueError("max_states is smaller than the checkpoint's state count")
     stopped: str | None = None
-    last_ckpt = time.perf_counter()
+    # the first save comes within FIRST_CHECKPOINT seconds, so that a run killed early resumes
+    last_ckpt = time.perf_counter() - max(0.0, checkpoint_every - FIRST_CHECKPOINT)
     tally = Tally(states, transitions)
 
     def elapsed() -> float:
