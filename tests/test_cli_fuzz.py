@@ -296,3 +296,62 @@ def test_explain_command_lines(tmp_path_factory, case):
         g = argv[argv.index("--graph") + 1] if "--graph" in argv else "file"
         graph = parse_graph_option(g, h.processes, h.edges)
         assert check(h, model, graph).verdict.value == "violation", argv
+
+
+# ---- user systems built from random small programs ---------------------------------------------
+
+@st.composite
+def store_programs(draw) -> tuple[str, bool]:
+    """A small program for the eager store of tests/user_systems.py, and whether some
+    process starts with an await of a value no one writes (then every run deadlocks)."""
+    procs = ["p0", "p1", "p2"][:draw(st.integers(2, 3))]
+    written = iter(range(1, 10))
+    parts, stuck = [], False
+    for p in procs:
+        ops = []
+        for k in range(draw(st.integers(0, 2))):
+            kind = draw(st.sampled_from(["w", "r", "a"]))
+            reg = draw(st.sampled_from(["X", "Y"]))
+            if kind == "w":
+                ops.append(f"write({reg},{next(written)})")
+            elif kind == "r":
+                ops.append(f"read({reg})")
+            else:
+                value = draw(st.sampled_from([1, 2, 42]))       # 42: never written
+                stuck = stuck or (k == 0 and value == 42)
+                ops.append(f"await {reg}=={value}")
+        parts.append(f"{p}: {', '.join(ops)}")
+    return "; ".join(parts), stuck
+
+
+def _explore_user(program: str, *opts: str) -> tuple[int, dict]:
+    code, out, err = _run(["explore", program, "--system", "user_systems:eager", "--json", "--quiet", *opts])
+    assert "Traceback" not in err and code in (0, 1), (program, opts, code, err)
+    return code, json.loads(out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(store_programs(), st.sampled_from(["sc", "cc", "fisheye"]), st.sampled_from(["empty", "complete"]))
+def test_user_systems_from_random_programs(case, model, graph):
+    """An honest user system is explored as asked: the report names the network and the
+    graph given; its exit status agrees with the report; a process blocked on an await
+    of a value no one writes is a deadlock, never a finished run; the FIFO runs are among
+    the unordered ones (so a violation on FIFO channels is one on unordered channels);
+    the full search finds the same terminal states and violations as the reduced one."""
+    program, stuck = case
+    runs = {}
+    for network in ("fifo", "unordered"):
+        code, rep = _explore_user(program, "--model", model, "--graph", graph, "--network", network)
+        assert rep["network"] == network and rep["algorithm"] == "user_systems:eager"
+        assert (code == 0) == (rep["complete"] and not rep["violations_total"]
+                               and all(p["status"] != "never held" for p in rep["properties"]))
+        if stuck:
+            assert code == 1 and rep["deadlocks"] and rep["terminal_states"] == 0
+        runs[network] = rep
+    fifo, unordered = runs["fifo"], runs["unordered"]
+    assert fifo["histories"] <= unordered["histories"]
+    if any(v["kind"] == "model" for v in fifo["violations"]):
+        assert any(v["kind"] == "model" for v in unordered["violations"])
+    _, full = _explore_user(program, "--model", model, "--graph", graph, "--reduction", "none")
+    for key in ("terminal_states", "histories", "deadlocks", "violations_total"):
+        assert full[key] == fifo[key], (program, key)
