@@ -235,13 +235,14 @@ def run_one(args: argparse.Namespace, path: str) -> int:
 
 @dataclass(frozen=True)
 class BatchRow:
-    """One file of a batch as reported: its outcome, its ``--json`` object, its line of
-    text, and for bad input the error (also printed on stderr)."""
+    """One file of a batch as reported: its outcome, its line of text, its ``--json``
+    object as JSON text (None when neither ``--json`` nor ``--output`` asks for it), and
+    for bad input the error (also printed on stderr)."""
 
     name: str
     outcome: str
-    record: dict[str, Any]
     line: str
+    record: str | None
     error: str | None = None
 
 
@@ -253,9 +254,12 @@ def batch_row(args: argparse.Namespace, path: str) -> BatchRow:
     except HistoryError as e:
         message = e.message if e.source == name else str(e)
         out = FileOutcome(name, BAD_INPUT, error=message)
-        return BatchRow(name, BAD_INPUT, out.to_json(), f"{name}: bad input: {message}", message)
-    out = FileOutcome(name, result.verdict.value, history, result, imported)
-    return BatchRow(name, out.outcome, out.to_json(), human(history, result, name).splitlines()[0])
+        line, message_or_none = f"{name}: bad input: {message}", message
+    else:
+        out = FileOutcome(name, result.verdict.value, history, result, imported)
+        line, message_or_none = human(history, result, name).splitlines()[0], None
+    record = json.dumps(out.to_json()) if args.json or args.output else None
+    return BatchRow(name, out.outcome, line, record, message_or_none)
 
 
 def run_batch(args: argparse.Namespace, files: list[str]) -> int:
@@ -283,9 +287,9 @@ class BatchReport:
         self.counts[row.outcome] += 1
         if row.error is not None:
             print(f"fisheye: {row.name}: {row.error}", file=sys.stderr)
-        print(json.dumps(row.record) if self.json else row.line, flush=True)
+        print(row.record if self.json else row.line, flush=True)
         if self.output is not None:
-            self.output.write(json.dumps(row.record) + "\n")
+            self.output.write(f"{row.record}\n")
 
     def finish(self) -> int:
         """Print (and write) the summary; the batch's exit status."""

@@ -16,6 +16,7 @@ PySpark is imported only here, and this module only when ``--spark`` is given.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from typing import Any
 
@@ -60,8 +61,8 @@ def _check_one(options: argparse.Namespace, cwd: str, path: str) -> Any:
         os.chdir(cwd)
     except OSError:
         error = f"the driver's directory {cwd} is not reachable from this executor"
-        return BatchRow(path, BAD_INPUT, {"file": path, "error": error, "exit": 2},
-                        f"{path}: bad input: {error}", error)
+        return BatchRow(path, BAD_INPUT, f"{path}: bad input: {error}",
+                        json.dumps({"file": path, "error": error, "exit": 2}), error)
     try:
         return batch_row(options, path)
     finally:
