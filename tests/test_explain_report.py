@@ -20,6 +20,7 @@ from fisheye.checker.cli import main
 from fisheye.checker.explain import ExplainError, explain, verify
 from fisheye.checker.explain.diagram import MAX_SHOWN
 from fisheye.checker.explain.diagram import render as diagram
+from fisheye.checker.explain.routing import Curve, crossings
 from fisheye.checker.explain.svg import CHAR, MAX_WIDTH
 from fisheye.checker.explain.svg import render as svg_render
 from fisheye.checker.result import Verdict
@@ -95,9 +96,64 @@ def _label_boxes(root: ET.Element) -> list[tuple[float, float, float, float, str
             continue
         t = g.find(f"{SVG}text")
         x, y, n = float(t.get("x")), float(t.get("y")), len(t.text)
-        assert t.get("text-anchor") == "middle"
-        boxes.append((x - n * CHAR / 2, y - 12, x + n * CHAR / 2, y + 3, t.text))
+        assert t.get("text-anchor") == "start"
+        boxes.append((x, y - 12, x + n * CHAR, y + 3, t.text))
     return boxes
+
+
+def _curves(root: ET.Element, kind: str) -> list[Curve]:
+    out = []
+    for e in root.iter(f"{SVG}path"):
+        if kind in (e.get("class") or "").split():
+            nums = [float(v) for v in re.findall(r"-?\d+(?:\.\d+)?", e.get("d"))]
+            assert len(nums) == 6, e.get("d")           # M x y Q cx cy x y
+            out.append(Curve((nums[0], nums[1]), (nums[2], nums[3]), (nums[4], nums[5])))
+    return out
+
+
+def _history_svgs(big_exp) -> dict[str, str]:
+    from fisheye.spec import paper
+
+    fig4 = parse_history(json.loads(Path("examples/fig4.json").read_text()))
+    iriw = json.loads(Path("counterexamples/alg2-published-4p--fisheye-2014.json").read_text())
+    return {"fig4": svg_render(explain(fig4, "fisheye")),
+            "iriw": svg_render(explain(parse_history(iriw["history"]), "fisheye-2014")),
+            "fig6": svg_render(explain(paper.figure6(2, 5), "fisheye")),
+            "big": svg_render(big_exp[0])}
+
+
+def test_arrows_and_cycle_arcs_do_not_run_through_labels(big_exp):
+    for name, text in _history_svgs(big_exp).items():
+        root = ET.fromstring(text)
+        boxes = [b[:4] for b in _label_boxes(root)]
+        rf, arcs = _curves(root, "rf"), _curves(root, "cycle")
+        assert rf and (arcs or name == "big"), name
+        for c in rf + arcs:
+            # the box test itself: a curve through a label's middle is caught
+            assert crossings(c, boxes) == 0, (name, c)
+    # the check can fail: a line through the middle of C's label in fig4 is caught
+    boxes = _label_boxes(ET.fromstring(_history_svgs(big_exp)["fig4"]))
+    x0, y0, x1, y1, _ = next(b for b in boxes if b[4].startswith("C:"))
+    through = Curve((x0 - 30, (y0 + y1) / 2), ((x0 + x1) / 2, (y0 + y1) / 2), (x1 + 30, (y0 + y1) / 2))
+    assert crossings(through, [b[:4] for b in boxes]) == 1
+
+
+def test_the_legend_explains_solid_and_dashed_lines():
+    from fisheye.checker.explain.svg import CYCLE_DASHES
+
+    iriw = json.loads(Path("counterexamples/alg2-published-4p--fisheye-2014.json").read_text())
+    root = ET.fromstring(svg_render(explain(parse_history(iriw["history"]), "fisheye-2014")))
+    legend = root.find(f".//{SVG}g[@class='legend']")
+    texts = " ".join(t.text for t in legend.iter(f"{SVG}text"))
+    assert "read-from between two core operations" in texts and "read-from with a context operation" in texts
+    dashes = {line.get("stroke-dasharray") for line in legend.iter(f"{SVG}line")}
+    assert {"none", "4 3"} <= dashes                       # a solid and a dashed read-from sample
+    samples = [e for e in root.iter(f"{SVG}line") if e.get("class") == "cycle-label"]
+    labels = [e for e in root.iter(f"{SVG}text") if e.get("class") == "cycle-label"]
+    assert len(samples) == len(labels) == 2               # one line style sample per contradicting cycle
+    assert [e.get("stroke-dasharray") for e in samples] == list(CYCLE_DASHES[:2])
+    arcs = [e.get("stroke-dasharray") for e in root.iter(f"{SVG}path") if e.get("class") == "cycle"]
+    assert set(arcs) == set(CYCLE_DASHES[:2])
 
 
 @pytest.mark.parametrize("which", ["big", "fig6"])
@@ -151,9 +207,10 @@ def test_html_report_is_self_contained(tmp_path, capsys):
     capsys.readouterr()
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "<svg" in page
-    # nothing fetched from anywhere: no script, stylesheet link, image, frame or remote url
-    for tag in ("<script", "<link", "<img", "<iframe", "@import"):
+    # nothing fetched from anywhere: no script file, stylesheet link, image, frame or remote url
+    for tag in ("<script src", "<link", "<img", "<iframe", "@import"):
         assert tag not in page
+    assert page.count("<script>") == 1                      # the run's slider, inline
     urls = set(re.findall(r"https?://[^\s\"'<>)]+", page))
     assert urls <= {"http://www.w3.org/2000/svg"}
     assert all(u.startswith("url(#") for u in re.findall(r"url\([^)]*\)", page))
@@ -209,8 +266,10 @@ def test_html_report_of_a_run_violation(cx, tmp_path, capsys):
     text = capsys.readouterr().out
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "Delivery logs" in page and "Replay script" in page
-    for tag in ("<script", "<link", "<img", "http://", "https://"):
+    for tag in ("<script src", "<link", "<img"):
         assert tag not in page
+    assert set(re.findall(r"https?://[^\s\"'<>)]+", page)) <= {"http://www.w3.org/2000/svg"}
+    assert 'class="run"' in page and page.count("<script>") == 1     # the run, walked through by a slider
     first_log = text.split("Delivery logs (b = broadcast, d = deliver):\n", 1)[1].splitlines()[0]
     proc, events = first_log.strip().split(": ", 1)
     assert f"<td>{proc}</td><td>{events if events != '-' else ''}" in page.replace("&gt;", ">")

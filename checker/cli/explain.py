@@ -118,9 +118,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         raise UsageError(f"{args.file}: --model is required for a history file")
     if cx is not None and model_name not in MODEL_NAMES:
-        if args.svg:
-            raise UsageError(f"{args.file}: --svg draws a history's contradiction; this run violates "
-                             f"{model_name!r} (--html shows its delivery logs)")
         if args.graph != "file":
             raise UsageError(f"{args.file}: --graph does not apply: this run violates {model_name!r}, "
                              "a property of its own system (give --model to check its history)")
@@ -155,7 +152,8 @@ def run(args: argparse.Namespace) -> int:
 
         write_text(args.html, html_render(exp, title=f"Why {Path(args.file).name} violates {model.value}",
                                           found_by=_system_text(cx) if cx else "",
-                                          replay=replay_script(schedule) if cx else ()), "--html")
+                                          replay=replay_script(schedule) if cx else (),
+                                          trace=_model_run(cx, exp) if cx else None), "--html")
     if args.json:
         out = {"verdict": "violation", "model": model.value, "file": args.file, **exp.to_json()}
         if cx is not None:
@@ -236,14 +234,22 @@ def explain_property(cx: cxm.Counterexample, args: argparse.Namespace) -> int:
     lines = [f"Replayed: {res.message}." if res.ok else f"NOT reproduced: {res.message}."]
     if cx.details and cx.details != res.message:
         lines.append(f"Recorded: {cx.details}")
-    log_texts = {p: [_event_text(e) for e in log] for p, log in logs.items()}
+    from ..explain.run import definitions_used, event_text
+
+    lines += definitions_used(lines)
+    log_texts = {p: [event_text(e) for e in log] for p, log in logs.items()}
     script = replay_script(schedule)
+    trace = _property_run(cx) if (args.html or args.svg) and res.ok else None
+    if args.svg and trace is not None:
+        from ..explain.run_svg import render as run_svg
+
+        write_text(args.svg, run_svg(trace), "--svg")
     if args.html:
         from ..explain.html import render_run
 
         write_text(args.html, render_run(title=f"Why {Path(args.file).name} {what}", verdict=head,
-                                         lines=lines, logs=log_texts, history=cx.history, replay=script),
-                   "--html")
+                                         lines=lines, logs=log_texts, history=cx.history, replay=script,
+                                         trace=trace), "--html")
     print(head)
     print("\n".join(lines))
     print("Delivery logs (b = broadcast, d = deliver):")
@@ -254,12 +260,34 @@ def explain_property(cx: cxm.Counterexample, args: argparse.Namespace) -> int:
     return 0 if res.ok else 1
 
 
-def _event_text(event: Any) -> str:
-    """``b(p#0)``/``d(p#0)`` for the toco systems' ``[kind, sender, seq]``; ``b(m)``,
-    ``d(q:m)`` for the localized broadcast's ``[kind, m]`` and ``[kind, sender, m]``."""
-    if isinstance(event, list) and event and event[0] in ("broadcast", "deliver"):
-        mark = "b" if event[0] == "broadcast" else "d"
-        if len(event) == 3 and isinstance(event[2], int):
-            return f"{mark}({event[1]}#{event[2]})"
-        return f"{mark}({':'.join(str(x) for x in event[1:])})"
-    return str(event)
+def _property_run(cx: cxm.Counterexample) -> Any:
+    """The replayed run of a property violation or a deadlock, step by step, its
+    breaking step found by judging each prefix (:func:`fisheye.checker.explain.run.trace_run`)."""
+    from ..explain.run import trace_run
+    from .plain import step_text
+
+    system = cx.system()
+    if cx.violates == cxm.DEADLOCK:
+        def broken(state: Any) -> str | None:
+            stuck = not system.enabled(state) and not system.is_final(state)
+            return cxm.deadlock_details(system, state) if stuck else None
+    else:
+        def broken(state: Any) -> str | None:
+            return cxm.property_failure(system, state, cx.violates)
+    return trace_run(system, cx.schedule, violates=cx.violates, broken=broken, describe=step_text)
+
+
+def _model_run(cx: cxm.Counterexample, exp: Any) -> Any:
+    """The run that produced a history violating a model, its core's operations marked."""
+    from ..explain.run import trace_run
+    from .plain import step_text
+
+    core = {(exp.history.ops[u].process, exp.history.ops[u].index): exp.names[i]
+            for i, u in enumerate(exp.core.uids)}
+    names = ", ".join(exp.names[:8]) + (", ..." if len(exp.names) > 8 else "")
+    try:
+        return trace_run(cx.system(), cx.schedule, violates=exp.model.value, core=core, describe=step_text,
+                         words=f"the steps that perform the operations of the minimal core ({names}): "
+                               "the argument above shows why they violate it")
+    except ValueError:   # the system cannot be rebuilt: the report goes without the run
+        return None

@@ -2,7 +2,8 @@
 finds the chain of forced orderings on it (:mod:`.prover`), the explanation as data and
 text (:mod:`.explanation`, built by :mod:`.argument`, checked by :mod:`.verify`), and its
 renderings as a space-time diagram in text (:mod:`.diagram`), SVG (:mod:`.svg`) and HTML
-(:mod:`.html`)."""
+(:mod:`.html`); for a protocol-level counterexample, the run itself (:mod:`.run`, drawn by
+:mod:`.run_svg`)."""
 
 from .argument import explain
 from .core import Core, minimal_violating_core
