@@ -107,6 +107,8 @@ def render(trace: RunTrace) -> str:
         label = step_label(s.marks)
         if label:
             boxes += _slanted_boxes(x_of(s.number) + 6, y_of(s.process) - 8, len(label))
+        x = x_of(s.number)
+        boxes.append((x - 10, lanes_bottom + 18, x + 10, lanes_bottom + 34))     # the step's number
     # messages
     for m in trace.messages:
         if m.src not in rows or m.dst not in rows:
