@@ -78,17 +78,25 @@ class Judge:
     fast_broadcast: bool
 
     @staticmethod
-    def of(system: Any, *, model: str | Model | None = KEEP) -> Judge:
-        """The judge of ``system``'s properties; ``model`` (a model, or None for none)
-        replaces the system's model properties unless ``KEEP``."""
+    def of(system: Any, *, model: str | Model | Sequence[str | Model] | None = KEEP) -> Judge:
+        """The judge of ``system``'s properties; ``model`` (a model, several, or None for
+        none) replaces the system's model properties unless ``KEEP``."""
         props = list(system.properties())
         if model != KEEP:
             props = [p for p in props if p.kind is not PropertyKind.MODEL]
-            if model is not None:
-                props.insert(0, model_property(Model(model).value))
+            models = () if model is None else (model,) if isinstance(model, str) else tuple(model)
+            props[:0] = [model_property(Model(m).value) for m in models]
         if not any(p.name == DEADLOCK for p in props):
             props.append(deadlock_freedom(system.is_final))
         return Judge(system, judgeable(props), isinstance(system, ChecksBroadcast))
+
+    def only(self, names: Sequence[str]) -> Judge:
+        """This judge restricted to the properties ``names`` (those the system has); one
+        broadcast property is judged by its own check (the system's all-at-once
+        evaluation would judge them all)."""
+        props = tuple(p for p in self.properties if p.name in names)
+        several = sum(p.kind is PropertyKind.BROADCAST for p in props) > 1
+        return Judge(self.system, props, self.fast_broadcast and several)
 
     @property
     def models(self) -> tuple[Property, ...]:
@@ -96,15 +104,18 @@ class Judge:
 
     def __call__(self, state: Any, complete: bool, check_model: ModelCheck | None = None) -> Judgement:
         """Judge every property at ``state``, the end of a run (``complete``: it is
-        complete, not a deadlock); the model properties only with ``check_model``, on a
-        complete run."""
+        complete, not a deadlock); the model properties only with ``check_model``, on the
+        history so far (a violation of a run's history is one of every extension's when
+        the written values are distinct: the shrinking and the shortest-run searches
+        judge prefixes).  A state that is not the end of a run fails deadlock freedom
+        when not complete: the caller judges deadlocks only where no step is enabled."""
         failed: list[Violation] = []
         held: list[str] = []
         undecided: list[str] = []
         fast: dict[str, str] | None = None
         for p in self.properties:
             if p.kind is PropertyKind.MODEL:
-                if check_model is None or not complete:
+                if check_model is None:
                     continue
                 verdict = check_model(self.system.history(state), p.model or p.name)
                 if verdict is Verdict.VIOLATION:

@@ -28,7 +28,8 @@ from itertools import combinations
 from typing import Any
 
 from fisheye.impl.api import Step, replay
-from fisheye.impl.lcb import LcbSystem, check_run, make_lcb_system
+from fisheye.impl.lcb import LcbSystem, make_lcb_system
+from fisheye.impl.properties import PropertyKind
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
 from fisheye.spec.lcurb import PROPERTIES
@@ -37,6 +38,7 @@ from fisheye.spec.models import Model
 from .explore.engine import explore as explore_engine
 from .explore.expand import Context, TerminalRecord
 from .explore.report import ReportBuilder
+from .judge import Judge
 from .result import Verdict
 
 
@@ -106,9 +108,10 @@ def explore(system: LcbSystem, *, reduction: str = "auto", until: Iterable[str] 
         raise RuntimeError(f"the report lists no schedule for {sorted(missing)}")
     shortest = {}
     for prop, sched in schedules.items():
-        state = replay(system, sched)
-        why = next(str(v) for v in system.broadcast_violations(state) if v.prop == prop)
-        shortest[prop] = (sched, why)
+        found = ctx.judge.failure(replay(system, sched), prop)
+        if found is None:
+            raise RuntimeError(f"the shortest schedule listed for {prop} does not violate it")
+        shortest[prop] = (sched, found.reason)
     return Exploration(report["states"], report["terminal_states"], dict(builder.runs), shortest,
                        report["complete"], time.perf_counter() - start, report)
 
@@ -154,10 +157,12 @@ def explore_fates(scenario: str, crashes: int, *, locality: Mapping[str, Iterabl
                 if prop not in shortest or len(sched) < len(shortest[prop][1]):
                     shortest[prop] = (label, sched, text)
     violations: dict[str, int] = {}
-    judge = make_lcb_system(scenario, crashes=crashes, locality=locality, network=network)
+    judge = Judge.of(make_lcb_system(scenario, crashes=crashes, locality=locality, network=network),
+                     model=None)
     for t in terminals:
-        for prop in {v.prop for v in check_run(judge, t)}:
-            violations[prop] = violations.get(prop, 0) + 1
+        for v in judge(t, judge.system.is_final(t)).failed:
+            if v.kind is PropertyKind.BROADCAST:
+                violations[v.prop] = violations.get(v.prop, 0) + 1
     if set(violations) != set(shortest):
         raise RuntimeError(f"the crash-fate searches judged {sorted(shortest)} violated, "
                            f"their union {sorted(violations)}")

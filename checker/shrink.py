@@ -20,23 +20,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fisheye.impl.api import ChecksBroadcast, ReplayError, Step, System
+from fisheye.impl.api import ReplayError, Step, System
 from fisheye.impl.api import replay as replay_schedule
+from fisheye.impl.properties import PropertyKind
 from fisheye.spec import broadcast as bspec
-from fisheye.spec.graph import ProximityGraph
-from fisheye.spec.models import MODEL_NAMES
+from fisheye.spec.graph import ProximityGraph, graph_of
+from fisheye.spec.history import History
 
 from .counterexample import DEADLOCK
 from .explore.expand import history_key
+from .judge import Judge
 from .result import Verdict
 
 
 @dataclass
 class RunChecks:
     """What a run may violate: ``models`` (on ``model_graph``, default the system's
-    graph), the broadcast's safety ``properties``, ``deadlock``.  Model verdicts are
-    cached by history; ``checks`` counts the model checks actually run.  An ``unknown``
-    verdict (the check's ``timeout`` ran out) is no violation."""
+    graph), the system's other ``always`` properties (``properties``: the broadcast's
+    safety properties, section 4.1, and the system's own), ``deadlock``; judged by
+    :class:`fisheye.checker.judge.Judge`.  Model verdicts are cached by history;
+    ``checks`` counts the model checks actually run.  An ``unknown`` verdict (the
+    check's ``timeout`` ran out) is no violation."""
 
     models: tuple[str, ...]
     model_graph: ProximityGraph | None = None
@@ -45,58 +49,59 @@ class RunChecks:
     timeout: float | None = 30.0
     cache: dict[tuple[Any, ...], dict[str, Verdict]] = field(default_factory=dict)
     checks: int = 0
+    _judges: dict[int, tuple[Any, Judge]] = field(default_factory=dict, repr=False)
+
+    def judge(self, system: System[Any]) -> Judge:
+        """The judge of ``system`` with these models (built once per system)."""
+        got = self._judges.get(id(system))
+        if got is None or got[0] is not system:
+            got = self._judges[id(system)] = (system, Judge.of(system, model=self.models))
+        return got[1]
+
+    def check_model(self, history: History, model: str) -> Verdict:
+        """The verdict of ``history`` under ``model`` on the model graph, cached."""
+        from .engines import check
+
+        got = self.cache.setdefault(history_key(history), {})
+        if model not in got:
+            self.checks += 1
+            h = history if self.model_graph is None else history.with_edges(self.model_graph.edges)
+            got[model] = check(h, model, graph_of(h), timeout=self.timeout).verdict
+        return got[model]
 
     def model_violations(self, system: System[Any], state: Any) -> list[str]:
         """The models the history of the run so far violates."""
-        from .engines import check
-
-        h = system.history(state)
-        got = self.cache.setdefault(history_key(h), {})
-        g = self.model_graph or system.graph
-        if self.model_graph is not None:
-            h = h.with_edges(g.edges)
-        out = []
-        for m in self.models:
-            if m not in got:
-                self.checks += 1
-                got[m] = check(h, m, g, timeout=self.timeout).verdict
-            if got[m] is Verdict.VIOLATION:
-                out.append(m)
-        return out
+        judge = self.judge(system).only(self.models)
+        return [v.prop for v in judge(state, False, self.check_model).failed]
 
     def violations(self, system: System[Any], state: Any, *, final: bool | None = None) -> list[str]:
-        """Everything ``state`` violates (models on any state: prefix-closed)."""
-        out: list[str] = []
+        """Everything ``state`` violates: the models, the broadcast's safety properties
+        and the system's own (on any state: prefix-closed), deadlock where no step is
+        enabled."""
         if final is None:
             final = system.is_final(state)
+        judged = self.judge(system)(state, final, self.check_model)
+        out: list[str] = []
         if self.deadlock and not final and not system.enabled(state):
             out.append(DEADLOCK)
         if self.properties:
-            out += sorted(_broadcast_violations(system, state, final) & set(bspec.SAFETY))
-        out += self.model_violations(system, state)
+            out += sorted(v.prop for v in judged.failed if v.kind is PropertyKind.PROTOCOL
+                          or (v.kind is PropertyKind.BROADCAST and v.prop in bspec.SAFETY))
+        out += [v.prop for v in judged.failed if v.kind is PropertyKind.MODEL]
         return out
 
 
 def still_violates(system: System[Any], schedule: Sequence[Step], what: str, checks: RunChecks) -> bool:
     """Whether ``schedule`` replays on ``system`` and its last state violates ``what``
-    (a model of ``checks``, a broadcast property, or ``deadlock``)."""
+    (a model of ``checks``, a property of the system, or ``deadlock``)."""
     try:
         state = replay_schedule(system, schedule)
     except ReplayError:
         return False
     if what == DEADLOCK:
         return not system.is_final(state) and not system.enabled(state)
-    if what in MODEL_NAMES:
-        return what in checks.model_violations(system, state)
-    return what in _broadcast_violations(system, state, system.is_final(state))
-
-
-def _broadcast_violations(system: System[Any], state: Any, complete: bool) -> set[str]:
-    """The names of the broadcast properties violated at ``state`` (none for a system
-    that does not check the broadcast's properties)."""
-    if not isinstance(system, ChecksBroadcast):
-        return set()
-    return {v.prop for v in system.broadcast_violations(state, complete=complete)}
+    judged = checks.judge(system).only((what,))(state, system.is_final(state), checks.check_model)
+    return what in judged.failed_names()
 
 
 def shrink(system: System[Any], schedule: Sequence[Step], what: str, checks: RunChecks) -> list[Step]:

@@ -108,3 +108,17 @@ def test_a_sometimes_property_that_never_held_is_listed():
     rep = run(Context(system(NEVER)), model=None)
     assert rep["violations_total"] == 0
     assert {p["name"]: p["status"] for p in rep["properties"]}["never"] == "never held"
+
+
+def test_shrinking_and_the_shortest_run_search_judge_user_properties():
+    from fisheye.checker.explore.shortest import shortest_violation, violates_property
+    from fisheye.checker.shrink import RunChecks, shrink, still_violates
+
+    s = system(NOTHING_RECEIVED)
+    run_ = [Step("op", "p"), Step("recv", "q", "p")]
+    checks = RunChecks(models=())
+    assert still_violates(s, run_, "nothing received", checks)
+    assert not still_violates(s, run_[:1], "nothing received", checks)
+    assert shrink(s, run_, "nothing received", checks) == run_
+    found = shortest_violation(s, violates_property("nothing received"))
+    assert found.schedule == tuple(run_)

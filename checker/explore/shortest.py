@@ -24,9 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from fisheye.impl.api import Step, System
-from fisheye.spec import broadcast as bspec
-from fisheye.spec.graph import ProximityGraph
+from fisheye.spec.graph import ProximityGraph, graph_of
+from fisheye.spec.history import History
+from fisheye.spec.models import Model
 
+from ..judge import Judge
 from ..result import Verdict
 from .expand import Context, history_key, replayable, schedule_of_path, successors
 from .store import NO_PARENT, FingerprintSet, MemoryLog
@@ -102,30 +104,40 @@ def shortest_violation(system: System[Any], predicate: Predicate, *, max_states:
 
 
 def violates_property(prop: str) -> Predicate:
-    """A state whose delivery logs violate the broadcast safety property ``prop``
-    (section 4.1: validity, integrity, G-delivery order, causal order)."""
+    """A state that violates the system's property ``prop`` (a broadcast safety property
+    of section 4.1 -- validity, integrity, G-delivery order, causal order -- or one of
+    its own), judged by :class:`fisheye.checker.judge.Judge`."""
+    judges: dict[int, tuple[Any, Judge]] = {}
+
     def predicate(system: Any, state: Any) -> bool:
-        logs = system.delivery_logs(state)
-        found = bspec.check(logs, system.graph, complete=False, properties=(prop,))
-        return any(v.prop == prop for v in found)
+        got = judges.get(id(system))
+        if got is None or got[0] is not system:
+            got = judges[id(system)] = (system, Judge.of(system, model=None).only((prop,)))
+        return bool(got[1](state, False).failed)
     return predicate
 
 
 def violates_model(model: str, graph: ProximityGraph | None = None, *, timeout: float | None = 30.0
                    ) -> Predicate:
     """A state whose history so far violates ``model`` (on ``graph``, default the
-    system's); the verdicts are cached by history.  An ``unknown`` verdict is no
-    violation: the search then goes on."""
+    system's), judged by :class:`fisheye.checker.judge.Judge` with the verdicts cached by
+    history.  An ``unknown`` verdict is no violation: the search then goes on."""
     from ..engines import check
 
     cache: dict[tuple[Any, ...], Verdict] = {}
+    judges: dict[int, tuple[Any, Judge]] = {}
 
-    def predicate(system: Any, state: Any) -> bool:
-        h = system.history(state)
+    def check_model(h: History, m: str) -> Verdict:
         k = history_key(h)
         if k not in cache:
-            cache[k] = check(h, model, graph or system.graph, timeout=timeout).verdict
-        return cache[k] is Verdict.VIOLATION
+            cache[k] = check(h, m, graph or graph_of(h), timeout=timeout).verdict
+        return cache[k]
+
+    def predicate(system: Any, state: Any) -> bool:
+        got = judges.get(id(system))
+        if got is None or got[0] is not system:
+            got = judges[id(system)] = (system, Judge.of(system, model=model).only((Model(model).value,)))
+        return bool(got[1](state, False, check_model).failed)
     return predicate
 
 
