@@ -187,6 +187,7 @@ def explain_history(h: History, model: Model, graph: Any, cx: Counterexample | N
 def explain_run(cx: Counterexample, title_name: str = "the run") -> Explanation:
     """A run that breaks a property of its system: replay it and show what it does."""
     from fisheye.checker import counterexample as cxm
+    from fisheye.checker.explain.run import definitions_used, event_text
 
     res = cxm.replay(cx)
     logs = cxm.logs_json(cx.system(), res.state) if res.state is not None else cx.delivery_logs
@@ -194,6 +195,7 @@ def explain_run(cx: Counterexample, title_name: str = "the run") -> Explanation:
     lines = [f"Replayed: {res.message}." if res.ok else f"NOT reproduced: {res.message}."]
     if cx.details and cx.details != res.message:
         lines.append(f"Recorded: {cx.details}")
+    lines += definitions_used(lines)              # what ~>M means, where the words use it
     run = RunReplay(res.ok, f"The run {what} ({system_text(cx)}).", tuple(lines),
                     {p: tuple(event_text(e) for e in log) for p, log in logs.items()})
     return Explanation(cx.violates, f"Why {title_name} {what}", counterexample=cx, run=run,
@@ -216,14 +218,3 @@ def system_text(cx: Counterexample) -> str:
                          network=cx.network)
     graph = edges_text([list(e) for e in cx.system_graph])
     return f"{words}, graph {graph}, {what} {cx.scenario or cx.program}"
-
-
-def event_text(event: Any) -> str:
-    """``b(p#0)``/``d(p#0)`` for the toco systems' ``[kind, sender, seq]``; ``b(m)``,
-    ``d(q:m)`` for the localized broadcast's ``[kind, m]`` and ``[kind, sender, m]``."""
-    if isinstance(event, list) and event and event[0] in ("broadcast", "deliver"):
-        mark = "b" if event[0] == "broadcast" else "d"
-        if len(event) == 3 and isinstance(event[2], int):
-            return f"{mark}({event[1]}#{event[2]})"
-        return f"{mark}({':'.join(str(x) for x in event[1:])})"
-    return str(event)
