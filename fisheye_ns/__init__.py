@@ -55,9 +55,9 @@ _NAMES: dict[str, str] = {
     "ActorSystem": "fisheye.impl.actors",
     "CrashStopSystem": "fisheye.impl.actors",
     "SystemRequest": "fisheye.impl.api",
-    "Property": "fisheye.impl.api",
-    "Expectation": "fisheye.impl.api",
-    "PropertyKind": "fisheye.impl.api",
+    "Property": "fisheye.impl.properties",
+    "Expectation": "fisheye.impl.properties",
+    "PropertyKind": "fisheye.impl.properties",
     "Network": "fisheye.impl.api",
     "Step": "fisheye.impl.api",
     "replay": "fisheye.impl.api",
@@ -74,7 +74,8 @@ if TYPE_CHECKING:
     from fisheye._explore import Report, Violation, explore, register_system
     from fisheye.checker.result import CheckResult, Verdict
     from fisheye.impl.actors import Actor, ActorSystem, CrashStopSystem
-    from fisheye.impl.api import Expectation, Network, Property, PropertyKind, Step, SystemRequest, replay
+    from fisheye.impl.api import Network, Step, SystemRequest, replay
+    from fisheye.impl.properties import Expectation, Property, PropertyKind
     from fisheye.spec.graph import ProximityGraph
     from fisheye.spec.history import History, HistoryError
     from fisheye.spec.models import Model

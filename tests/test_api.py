@@ -4,6 +4,7 @@ the explorer, whose answers are the command line's, and whose import is cheap.""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -131,3 +132,14 @@ def test_a_registered_factory_is_a_system(tmp_path, capsys):
     with pytest.raises(ValueError, match="built in"):
         fisheye.register_system("toco", lww.make)
     assert "a case ending in" in rep.explain().text()
+
+
+def test_product_code_never_imports_the_testing_package_or_hypothesis():
+    product = [*ROOT.joinpath("spec").rglob("*.py"), *ROOT.joinpath("impl").rglob("*.py"),
+               *ROOT.joinpath("checker").rglob("*.py"),
+               *(p for p in ROOT.joinpath("fisheye_ns").rglob("*.py") if "testing" not in p.parts)]
+    assert len(product) > 50
+    for path in product:
+        imports = re.findall(r"^\s*(?:from|import)\s+([\w.]+)", path.read_text(), re.MULTILINE)
+        banned = [m for m in imports if m.split(".")[0] == "hypothesis" or m.startswith("fisheye.testing")]
+        assert not banned, path

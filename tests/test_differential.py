@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from fisheye.checker.engines import check
 from fisheye.checker.result import Verdict
 from fisheye.spec.history import History
-from fisheye.spec.strategies import cc_histories, graphs, histories, sc_histories, timed_histories
+from fisheye.testing.strategies import cc_histories, graphs, histories, sc_histories, timed_histories
 
 UNTIMED_MODELS = ("sc", "cc", "fisheye", "fisheye-2014")
 """The models of the direct and Z3 engines of this module (no real time)."""

@@ -19,7 +19,7 @@ from fisheye.checker.engines.direct_order import Budget, Conflict
 from fisheye.checker.result import Verdict
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
-from fisheye.spec.strategies import histories, histories_with_graph
+from fisheye.testing.strategies import histories, histories_with_graph
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))

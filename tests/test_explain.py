@@ -17,10 +17,10 @@ from fisheye.checker.explain.core import _removal, sourceless_reads
 from fisheye.checker.explain.prover import Choice, Fact, Leaf, NoProof, Split, prove
 from fisheye.checker.result import Verdict
 from fisheye.spec import paper
-from fisheye.spec import strategies as hs
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
 from fisheye.spec.models import Model
+from fisheye.testing import strategies as hs
 
 
 def _graph(h: History) -> ProximityGraph:

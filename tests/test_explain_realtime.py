@@ -13,7 +13,7 @@ from fisheye.checker.explain.realtime import RealTimeExplanation, explain_realti
 from fisheye.checker.result import Verdict
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History, value_key
-from fisheye.spec.strategies import timed_histories
+from fisheye.testing.strategies import timed_histories
 
 STALE = History.build({"a": [["w", "X", 1, {"t": [0, 1]}]], "b": [["r", "X", 0, {"t": [2, 3]}]]})
 INVERSION = History.build({

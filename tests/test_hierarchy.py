@@ -11,7 +11,7 @@ from fisheye.checker.engines import check
 from fisheye.checker.result import Verdict
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.hierarchy import Instance, implies, instance, summarise, universe
-from fisheye.spec.strategies import histories_with_graph
+from fisheye.testing.strategies import histories_with_graph
 
 P = ("p", "q", "r")
 EMPTY = ProximityGraph.empty(P)

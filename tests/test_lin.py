@@ -17,7 +17,7 @@ from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
 from fisheye.spec.models import Model
 from fisheye.spec.realtime import sequence_problems
-from fisheye.spec.strategies import graph_pairs, graphs, timed_histories, timed_history
+from fisheye.testing.strategies import graph_pairs, graphs, timed_histories, timed_history
 
 C, V = Verdict.CONSISTENT, Verdict.VIOLATION
 

@@ -1,5 +1,5 @@
 """Property tests (Hypothesis) of the models, decided by the Z3 engine, over the public
-strategies of ``fisheye.spec.strategies``.
+strategies of ``fisheye.testing.strategies``.
 
 * fisheye on the complete graph ⟺ SC; fisheye on the empty graph ⟺ CC (end of
   section 3.2 of the 2015 text);
@@ -23,7 +23,9 @@ from fisheye.spec import paper
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
 from fisheye.spec.models import Model
-from fisheye.spec.strategies import (
+from fisheye.spec.validate import problems
+from fisheye.spec.witness import Witness
+from fisheye.testing.strategies import (
     causal_history,
     cc_histories,
     graph_pairs,
@@ -31,8 +33,6 @@ from fisheye.spec.strategies import (
     histories,
     sc_histories,
 )
-from fisheye.spec.validate import problems
-from fisheye.spec.witness import Witness
 
 pytestmark = pytest.mark.z3
 

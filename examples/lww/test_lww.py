@@ -1,136 +1,135 @@
-"""The last-writer-wins example through fisheye's public tools: the explorer, the
-checks, counterexample files, replay and explain (run by CI with the rest of the suite).
+"""A verification suite for the last-writer-wins protocol, written as a protocol author
+would write one for their own: it imports only ``fisheye`` and ``fisheye.testing``
+(run by CI with the rest of the suite; copy it next to your protocol and adapt).
 
-The counts are pinned like Stateright's: a change in them is a change in the protocol,
-the network or the explorer, to be understood before the numbers are updated."""
+* ``assert_explores_clean``: every schedule explored, every history checked against
+  the model, every property judged; a failure prints the explanation of
+  ``fisheye explain`` and the command that replays the counterexample file it wrote;
+* ``SystemMachine``: Hypothesis drives the protocol one step at a time and checks its
+  properties along the run;
+* the counts are pinned like Stateright's: a change in them is a change in the
+  protocol, the network or the explorer, to be understood before they are updated."""
 
 from __future__ import annotations
 
-import json
+import subprocess
+import sys
 
 import pytest
+from hypothesis import settings
+from hypothesis.stateful import run_state_machine_as_test
 from lww import SCENARIOS, make
 
-from fisheye.checker import counterexample as cxm
-from fisheye.checker.cli import main
-from fisheye.checker.explore import run
-from fisheye.checker.systems import context
-from fisheye.checker.systems import make as make_system
-from fisheye.impl.api import MessagePassing, Network, ReplayError, Step, System, SystemRequest, replay
+import fisheye
+from fisheye.testing import SystemMachine, VerificationFailure, assert_explores_clean
 
 NAME = "lww:make"
+"""The system's name: the factory ``make`` of the module ``lww`` (this directory)."""
 
 
-def explore(scenario: str, model: str, **kw) -> dict:
-    ctx = context(NAME, SystemRequest(scenario, **kw))
-    return run(ctx, model=model)
+def explore(scenario: str, model: str, **options) -> fisheye.Report:
+    return fisheye.explore(NAME, scenario, model=model, **options)
 
 
 def test_the_factory_keeps_the_contract():
-    s = make_system(NAME, SystemRequest("dekker"))
-    assert isinstance(s, System) and isinstance(s, MessagePassing)
+    s = make(fisheye.SystemRequest("dekker", system=NAME))
     assert s.info.algorithm == NAME and s.info.scenario == "dekker"
     assert [p.name for p in s.properties()] == ["sc", "convergence", "stale read", "deadlock", "complete run"]
     with pytest.raises(ValueError, match="unknown lww scenario"):
-        make_system(NAME, SystemRequest("nope"))
+        explore("nope", "sc")
     with pytest.raises(ValueError, match="no variant"):
-        make_system(NAME, SystemRequest("dekker", variant="published"))
+        explore("dekker", "sc", variant="published")
 
 
 def test_a_write_sends_one_update_to_every_other_process():
-    s = make(SystemRequest("causal", system=NAME))
-    st = s.initial()
-    after = s.apply(st, Step("op", "p"))
+    s = make(fisheye.SystemRequest("causal", system=NAME))
+    after = s.apply(s.initial(), fisheye.Step("op", "p"))
     assert s.in_transit(after) == {("p", "q"): (("UPDATE", "X", 1, 1),), ("p", "r"): (("UPDATE", "X", 1, 1),)}
-    with pytest.raises(ReplayError):
-        replay(s, [Step("recv", "q", "p")])          # nothing in transit yet
+    with pytest.raises(ValueError, match="not enabled|nothing"):
+        fisheye.replay(s, [fisheye.Step("recv", "q", "p")])          # nothing in transit yet
 
 
-def test_dekker_violates_sc_but_not_cc():
+def test_dekker_is_causally_consistent():
+    rep = assert_explores_clean(NAME, "dekker", model="cc")
+    assert (rep["states"], rep["terminal_states"], rep["histories"]) == (38, 8, 4)
+
+
+def test_dekker_violates_sc_and_the_failure_explains_it():
     rep = explore("dekker", "sc")
+    assert rep.status is fisheye.Verdict.VIOLATION
     assert (rep["complete"], rep["states"], rep["terminal_states"], rep["histories"]) == (True, 38, 8, 4)
-    assert [v["violates"] for v in rep["violations"]] == ["sc"]
+    assert [v.violates for v in rep.violations] == ["sc"]
     # the shortest run: both write, both read 0 before any update arrives
-    h = rep["violations"][0]["history"]["history"]
+    h = rep.violations[0].history.to_json()["history"]
     assert h["p"] == [["w", "X", 1], ["r", "Y", 0]] and h["q"] == [["w", "Y", 1], ["r", "X", 0]]
-    status = {p["name"]: p["status"] for p in rep["properties"]}
-    assert status == {"sc": "violated", "convergence": "held", "stale read": "held", "deadlock": "held",
-                      "complete run": "held"}
-    assert explore("dekker", "cc")["violations_total"] == 0
+    assert rep.properties == {"sc": "violated", "convergence": "held", "stale read": "held",
+                              "deadlock": "held", "complete run": "held"}
+    with pytest.raises(VerificationFailure) as failed:
+        assert_explores_clean(NAME, "dekker", model="sc")
+    message = str(failed.value)
+    assert "a case ending in" in message and "Replay script" in message
+    assert f"Replay: fisheye explain {failed.value.files[0]}" in message
 
 
 def test_causal_violates_cc():
     rep = explore("causal", "cc")
     assert (rep["states"], rep["terminal_states"], rep["histories"]) == (220, 16, 8)
-    v = rep["violations"][0]
-    assert v["violates"] == "cc"
-    assert v["history"]["history"]["q"] == [["r", "X", 1], ["w", "Y", 1]]
-    assert v["history"]["history"]["r"] == [["r", "Y", 1], ["r", "X", 0]]
+    v = rep.violations[0]
+    assert v.violates == "cc"
+    assert v.history.to_json()["history"]["q"] == [["r", "X", 1], ["w", "Y", 1]]
+    assert v.history.to_json()["history"]["r"] == [["r", "Y", 1], ["r", "X", 0]]
 
 
 def test_unordered_channels_reach_the_same_histories():
-    fifo, unordered = explore("causal", "cc"), explore("causal", "cc", network=Network.UNORDERED)
+    fifo, unordered = explore("causal", "cc"), explore("causal", "cc", network="unordered")
     assert unordered["histories"] == fifo["histories"]
     assert unordered["violations_total"] == fifo["violations_total"]
 
 
-def test_a_sometimes_property_that_never_holds_fails_the_run(capsys):
+def test_a_sometimes_property_that_never_holds_fails_the_run():
     rep = explore("race", "sc")
     assert (rep["states"], rep["terminal_states"], rep["histories"], rep["violations_total"]) == (35, 6, 3, 0)
-    assert {p["name"]: p["status"] for p in rep["properties"]}["stale read"] == "never held"
-    assert main(["explore", "race", "--system", NAME, "--model", "sc", "--quiet"]) == 1
-
-
-def test_the_command_line_runs_the_protocol(capsys):
-    assert main(["explore", "dekker", "--system", NAME, "--model", "sc", "--quiet", "--json"]) == 1
-    rep = json.loads(capsys.readouterr().out)
-    assert rep["algorithm"] == NAME and rep["states"] == 38
-    assert main(["explore", "dekker", "--system", NAME, "--model", "cc", "--quiet"]) == 0
-    assert main(["explore", "dekker", "--system", "lww:nope", "--quiet"]) == 2
-    assert "lww has no nope" in capsys.readouterr().err
-
-
-def test_counterexample_file_replays_and_explains(tmp_path, capsys):
-    rep = explore("causal", "cc")
-    schedule = [Step.from_json(s) for s in rep["violations"][0]["schedule"]]
-    system = make_system(NAME, SystemRequest("causal"))
-    cx = cxm.from_run(system, schedule, "cc", search="explore")
-    path = tmp_path / "lww-causal-cc.json"
-    cx.save(path)
-    back = cxm.load(path)
-    assert back.algorithm == NAME and back.scenario == "causal"
-    assert cxm.replay(back).ok
-    assert main(["explain", str(path)]) == 0
-    out = capsys.readouterr().out
-    assert "a case ending in S_r" in out and "Replay script" in out
+    assert rep.properties["stale read"] == "never held"
+    assert rep.status is fisheye.Verdict.VIOLATION and not rep.ok
+    with pytest.raises(VerificationFailure, match="never held"):
+        assert_explores_clean(NAME, "race", model="sc")
 
 
 def test_every_scenario_converges():
     for name in SCENARIOS:
         rep = explore(name, "sc")
-        assert rep["complete"]
-        assert {p["name"]: p["status"] for p in rep["properties"]}["convergence"] == "held"
+        assert rep["complete"] and rep.properties["convergence"] == "held"
 
 
-def test_an_entry_point_names_the_factory(monkeypatch, capsys):
-    from importlib.metadata import EntryPoint
-
-    import fisheye.checker.systems as systems
-
-    eps = [EntryPoint(name="lww", value="lww:make", group=systems.ENTRY_POINT_GROUP)]
-    monkeypatch.setattr(systems, "entry_points",
-                        lambda group: eps if group == systems.ENTRY_POINT_GROUP else [])
-    s = make_system("lww", SystemRequest("dekker"))
-    assert s.info.algorithm == "lww"
-    assert main(["explore", "dekker", "--system", "lww", "--model", "sc", "--quiet"]) == 1
+def test_a_saved_counterexample_replays_on_the_command_line(tmp_path):
+    files = explore("causal", "cc").save(tmp_path)
+    run = subprocess.run([sys.executable, "-m", "fisheye.checker.cli", "explain", str(files[0]), "--quiet"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.rstrip("\n") == fisheye.explain(files[0]).text()
 
 
-@pytest.mark.spark
-def test_spark_explores_the_protocol_like_the_local_search(capsys):
-    assert main(["explore", "causal", "--system", NAME, "--model", "cc", "--quiet", "--json", "--spark",
-                 "--master", "local[2]"]) == 1
-    remote = json.loads(capsys.readouterr().out)
-    local = explore("causal", "cc")
-    assert remote["engine"] == "spark"
-    for key in ("states", "terminal_states", "histories", "violations_total", "properties"):
-        assert remote[key] == local[key], key
+class LwwRuns(SystemMachine):
+    """Random runs of ``dekker`` under sc: Hypothesis finds a run whose history is not
+    sequentially consistent (both processes read 0) and shrinks it."""
+
+    def make_system(self):
+        return make(fisheye.SystemRequest("dekker", system=NAME))
+
+
+class LwwConverges(SystemMachine):
+    """Random runs of ``race``, whose model check (sc) and convergence hold in every run."""
+
+    def make_system(self):
+        return make(fisheye.SystemRequest("race", system=NAME))
+
+
+TestLwwConverges = LwwConverges.TestCase
+TestLwwConverges.settings = settings(max_examples=30, stateful_step_count=20, deadline=None)
+
+
+def test_random_runs_find_the_stale_reads_of_dekker():
+    with pytest.raises(VerificationFailure, match="violates sc") as failed:
+        run_state_machine_as_test(LwwRuns, settings=settings(max_examples=100, stateful_step_count=10,
+                                                             deadline=None, database=None, derandomize=True))
+    assert "a case ending in" in str(failed.value) and "Replay: fisheye explain" in str(failed.value)

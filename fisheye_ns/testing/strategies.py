@@ -1,8 +1,9 @@
-"""Public Hypothesis strategies for histories and proximity graphs.
+"""Hypothesis strategies for histories, proximity graphs, programs and schedules.
 
-Importable without pytest (it needs ``hypothesis``, an extra of ``fisheye[test]``)::
+Importable without pytest (it needs ``hypothesis``, an extra of ``fisheye[test]``);
+product code never imports it::
 
-    from fisheye.spec.strategies import histories, sc_histories, cc_histories, graphs
+    from fisheye.testing.strategies import histories, sc_histories, cc_histories, graphs
 
 * :func:`histories`: random small histories (section 2.1), with distinct written values
   (each read returns a value written to its register, or the initial value) or with
@@ -15,7 +16,11 @@ Importable without pytest (it needs ``hypothesis``, an extra of ``fisheye[test]`
   order on the writes, each process reading from its own view
   (:func:`causal_history`);
 * :func:`graphs` and :func:`graph_pairs`: proximity graphs (section 3.1) over given
-  processes, and pairs ``(G', G)`` with ``G' ⊆ G``.
+  processes, and pairs ``(G', G)`` with ``G' ⊆ G``;
+* :func:`programs`: programs of Algorithm 2 (section 4.2: reads and writes of shared
+  registers per process), as :class:`fisheye.impl.programs.Program`;
+* :func:`schedules`: runs of a system (a system of :mod:`fisheye.impl.api`), each a
+  sequence of steps enabled one after the other from its initial state.
 
 All register initial values are 0 (the contract's default).
 """
@@ -28,8 +33,10 @@ from itertools import combinations
 
 from hypothesis import strategies as st
 
-from .graph import ProximityGraph
-from .history import History
+from fisheye.impl.api import Step, System
+from fisheye.impl.programs import Program, Read, Write
+from fisheye.spec.graph import ProximityGraph
+from fisheye.spec.history import History
 
 DEFAULT_REGISTERS: tuple[str, ...] = ("X", "Y")
 
@@ -242,6 +249,46 @@ def histories_with_graph(draw: st.DrawFn, base: st.SearchStrategy[History] | Non
     """A history (from ``base``, default :func:`histories`) and a graph over its processes."""
     h = draw(base if base is not None else histories())
     return h, draw(graphs(h.processes))
+
+
+@st.composite
+def programs(draw: st.DrawFn, *, min_processes: int = 2, max_processes: int = 3, max_ops: int = 2,
+             registers: Sequence[str] = DEFAULT_REGISTERS) -> Program:
+    """A program of Algorithm 2 for processes ``p0, p1, ...``: up to ``max_ops`` reads
+    and writes per process, each write of a fresh value (1, 2, ... in process order),
+    no await (a program without awaits never blocks)."""
+    n = draw(st.integers(min_processes, max_processes))
+    fresh = 0
+    progs: dict[str, list[Write | Read]] = {}
+    for p in process_names(n):
+        ops: list[Write | Read] = []
+        for _ in range(draw(st.integers(0, max_ops))):
+            reg = draw(st.sampled_from(tuple(registers)))
+            if draw(st.booleans()):
+                ops.append(Read(reg))
+            else:
+                fresh += 1
+                ops.append(Write(reg, fresh))
+        progs[p] = ops
+    return Program.of(progs)
+
+
+@st.composite
+def schedules(draw: st.DrawFn, system: System, *, max_steps: int = 200) -> tuple[Step, ...]:
+    """A run of ``system`` from its initial state: at each state one of the enabled
+    steps, until none is enabled or ``max_steps`` were taken.  Hypothesis shrinks a
+    failing run towards earlier choices among the enabled steps (the first enabled one
+    at each state)."""
+    state = system.initial()
+    out: list[Step] = []
+    for _ in range(max_steps):
+        enabled = system.enabled(state)
+        if not enabled:
+            break
+        step = enabled[draw(st.integers(0, len(enabled) - 1))]
+        state = system.apply(state, step)
+        out.append(step)
+    return tuple(out)
 
 
 # ---- real time, cas and maybe operations (lin, fisheye-lin) --------------------------------

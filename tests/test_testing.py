@@ -1,0 +1,116 @@
+"""fisheye.testing on the built-in algorithms: the assertions, the state machine, the
+strategies, and the pytest plugin seen from a user's pytest run (a subprocess on a
+deliberately failing test file)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis.stateful import run_state_machine_as_test
+
+import fisheye
+from fisheye.checker.systems import make
+from fisheye.impl.api import SystemRequest
+from fisheye.testing import SystemMachine, VerificationFailure, assert_consistent, assert_explores_clean
+from fisheye.testing.strategies import programs, schedules
+
+ROOT = Path(__file__).resolve().parent.parent
+FIG4 = ROOT / "examples" / "fig4.json"
+PROGRAM = "p0: write(X,1), read(Y), read(X); p1: ; p2: await X==1, write(X,3), write(Y,5)"
+"""A program on which the published Algorithm 1 breaks causal order (graph p0:p1)."""
+
+
+def test_assert_consistent_passes_and_fails_with_the_explanation(tmp_path):
+    assert assert_consistent(FIG4, "cc").verdict is fisheye.Verdict.CONSISTENT
+    with pytest.raises(VerificationFailure) as failed:
+        assert_consistent(FIG4, "fisheye")
+    message, [path] = str(failed.value), failed.value.files
+    assert fisheye.explain(FIG4, "fisheye").text() in message
+    assert f"Replay: fisheye explain {path} --model fisheye" in message
+    assert fisheye.check(path, "fisheye").verdict is fisheye.Verdict.VIOLATION   # the file replays
+    with pytest.raises(VerificationFailure, match="consistent|violates") as unknown:
+        assert_consistent(FIG4, "fisheye", graph="empty", engine="z3", timeout=1e-9)
+    assert "never a pass" in str(unknown.value) or "violates" not in str(unknown.value)
+
+
+def test_assert_explores_clean_on_algorithm_2():
+    rep = assert_explores_clean("toco", PROGRAM, model="cc", graph="p0:p1")
+    assert rep.ok and rep["histories"] > 1
+    with pytest.raises(VerificationFailure) as failed:
+        assert_explores_clean("toco", PROGRAM, model="cc", graph="p0:p1", variant="published")
+    message = str(failed.value)
+    assert "the first violates causal order" in message and "Replay script:" in message
+    assert len(failed.value.files) == 3 and f"Replay: fisheye explain {failed.value.files[0]}" in message
+    with pytest.raises(VerificationFailure, match="unknown"):
+        assert_explores_clean("toco", PROGRAM, model="cc", graph="p0:p1", max_states=3)
+
+
+class PublishedAlgorithm1(SystemMachine):
+    """Algorithm 2 over the published Algorithm 1: random runs break causal order."""
+
+    def make_system(self):
+        return make("toco", SystemRequest(PROGRAM, graph="p0:p1", variant="published"))
+
+
+class CorrectedAlgorithm1(SystemMachine):
+    """Algorithm 2 over the corrected Algorithm 1: every run keeps every property."""
+
+    def make_system(self):
+        return make("toco", SystemRequest(PROGRAM, graph="p0:p1"))
+
+
+TestCorrectedAlgorithm1 = CorrectedAlgorithm1.TestCase
+TestCorrectedAlgorithm1.settings = settings(max_examples=15, stateful_step_count=10, deadline=None)
+
+
+@pytest.mark.slow
+def test_the_state_machine_finds_the_published_algorithms_violation():
+    with pytest.raises(VerificationFailure, match="violates causal order") as failed:
+        run_state_machine_as_test(PublishedAlgorithm1, settings=settings(
+            max_examples=100, stateful_step_count=12, deadline=None, database=None, derandomize=True))
+    assert "Replay: fisheye explain" in str(failed.value)
+    [path] = failed.value.files
+    assert fisheye.explain(path).reproduced      # the file replays the shrunk run
+
+
+@settings(max_examples=10, deadline=None)
+@given(programs(max_processes=3, max_ops=2))
+def test_random_programs_keep_causal_consistency_on_algorithm_2(program):
+    assert_explores_clean("toco", str(program), model="cc", graph="empty", max_states=20_000)
+
+
+@settings(max_examples=10, deadline=None)
+@given(data=__import__("hypothesis").strategies.data())
+def test_schedules_are_runs_of_the_system(data):
+    system = make("toco", SystemRequest(PROGRAM, graph="p0:p1"))
+    run = data.draw(schedules(system))
+    state = fisheye.replay(system, run)
+    assert not system.enabled(state)      # a schedule runs until no step is enabled
+
+
+FAILING_SUITE = '''
+import fisheye
+from fisheye.testing import assert_consistent
+
+def test_fig4_is_fisheye_consistent():
+    assert_consistent(fisheye.load({fig4!r}), "fisheye")
+'''
+
+
+def test_a_failing_check_shows_the_explanation_and_the_replay_command_in_pytest(tmp_path):
+    (tmp_path / "test_user.py").write_text(textwrap.dedent(FAILING_SUITE.format(fig4=str(FIG4))))
+    saved = tmp_path / "found"
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--fisheye-dir",
+                          str(saved), "test_user.py"], cwd=tmp_path, capture_output=True, text=True)
+    out = run.stdout
+    assert run.returncode == 1, out + run.stderr
+    assert "VerificationFailure: the history violates fisheye" in out
+    assert "Minimal core: 4 of 9 operations." in out and "a contradiction" in out
+    [path] = saved.rglob("*.json")
+    assert f"Replay: fisheye explain {path} --model fisheye" in out
+    assert "fisheye counterexamples" in out and f"replay: fisheye explain {path}" in out
