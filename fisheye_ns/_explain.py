@@ -5,7 +5,8 @@ the minimal core of operations, the argument that ends in a contradiction (after
 and a space-time diagram; for a counterexample file, also the run that produced the
 history as a numbered replay script; for a run that breaks a property of its system (a
 broadcast property of section 4.1, deadlock freedom, a protocol's own property), the
-replayed run, its delivery logs and the replay script."""
+replayed run, its delivery logs and the replay script.  The words, the replay script and
+the run diagrams are the command line's own (a test keeps the texts equal)."""
 
 from __future__ import annotations
 
@@ -65,19 +66,29 @@ class Explanation:
             return "\n".join([*lines, "Replay script:", *self.replay])
         if not _draws(self.argument):
             return str(self.argument.text())
+        from fisheye.checker.cli.explain import _system_text
         from fisheye.checker.explain.diagram import render as diagram
 
         out = [self.argument.text(), "", diagram(self.argument)]
         if self.counterexample is not None:
             out += ["", f"Found by: {self.counterexample.search or 'a search'} "
-                        f"({system_text(self.counterexample)}).",
+                        f"({_system_text(self.counterexample)}).",
                     "Replay script (the run that produced this history):", *self.replay]
         return "\n".join(out)
 
     def svg(self) -> str:
-        """The space-time diagram of the core and its contradiction, as an SVG document
-        (``fisheye explain --svg``).  ``ValueError`` for an explanation with no history
-        diagram (a run's property, or a model with real time)."""
+        """The space-time diagram as an SVG document (``fisheye explain --svg``): of the
+        core and its contradiction for a history, of the run step by step for a run
+        that breaks a property.  ``ValueError`` when there is none (a model with real
+        time, a run that no longer breaks its property)."""
+        if self.run is not None:
+            from fisheye.checker.cli.explain import _property_run
+            from fisheye.checker.explain.run_svg import render as render_run
+
+            assert self.counterexample is not None
+            if not self.run.reproduced:
+                raise ValueError(f"no diagram: the run no longer violates {self.violates}")
+            return render_run(_property_run(self.counterexample))
         if not _draws(self.argument):
             raise ValueError(f"no SVG diagram for an explanation of {self.violates}")
         from fisheye.checker.explain.svg import render
@@ -86,18 +97,19 @@ class Explanation:
 
     def html(self) -> str:
         """A self-contained HTML report (``fisheye explain --html``)."""
+        from fisheye.checker.cli.explain import _model_run, _property_run, _system_text
         from fisheye.checker.explain import html
 
+        cx = self.counterexample
         if self.run is not None:
-            assert self.counterexample is not None
+            assert cx is not None
             return html.render_run(title=self.title, verdict=self.run.head, lines=self.run.lines,
-                                   logs=self.run.logs, history=self.counterexample.history,
-                                   replay=self.replay)
+                                   logs=self.run.logs, history=cx.history, replay=self.replay,
+                                   trace=_property_run(cx) if self.run.reproduced else None)
         if not _draws(self.argument):
             raise ValueError(f"no HTML report for an explanation of {self.violates}")
-        cx = self.counterexample
-        return html.render(self.argument, title=self.title, found_by=system_text(cx) if cx else "",
-                           replay=self.replay)
+        return html.render(self.argument, title=self.title, found_by=_system_text(cx) if cx else "",
+                           replay=self.replay, trace=_model_run(cx, self.argument) if cx else None)
 
     def to_json(self) -> dict[str, Any]:
         """The explanation as data (what ``fisheye explain --json`` prints for it)."""
@@ -187,6 +199,7 @@ def explain_history(h: History, model: Model, graph: Any, cx: Counterexample | N
 def explain_run(cx: Counterexample, title_name: str = "the run") -> Explanation:
     """A run that breaks a property of its system: replay it and show what it does."""
     from fisheye.checker import counterexample as cxm
+    from fisheye.checker.cli.explain import _system_text
     from fisheye.checker.explain.run import definitions_used, event_text
 
     res = cxm.replay(cx)
@@ -195,26 +208,15 @@ def explain_run(cx: Counterexample, title_name: str = "the run") -> Explanation:
     lines = [f"Replayed: {res.message}." if res.ok else f"NOT reproduced: {res.message}."]
     if cx.details and cx.details != res.message:
         lines.append(f"Recorded: {cx.details}")
-    lines += definitions_used(lines)              # what ~>M means, where the words use it
-    run = RunReplay(res.ok, f"The run {what} ({system_text(cx)}).", tuple(lines),
+    lines += definitions_used(lines)
+    run = RunReplay(res.ok, f"The run {what} ({_system_text(cx)}).", tuple(lines),
                     {p: tuple(event_text(e) for e in log) for p, log in logs.items()})
     return Explanation(cx.violates, f"Why {title_name} {what}", counterexample=cx, run=run,
                        replay=replay_script(cx.schedule))
 
 
 def replay_script(schedule: Sequence[Any]) -> tuple[str, ...]:
-    """The schedule of a run as numbered steps (``  1. op p``)."""
-    from fisheye.checker.cli.plain import step_text
+    """The schedule of a run as numbered steps, as ``fisheye explain`` prints it."""
+    from fisheye.checker.cli.explain import replay_script as numbered
 
-    return tuple(f"{i + 1:3}. {step_text(step)}" for i, step in enumerate(schedule))
-
-
-def system_text(cx: Counterexample) -> str:
-    """The system that ran a counterexample, in words."""
-    from fisheye.checker.cli.plain import edges_text, system_words
-
-    what = "scenario" if cx.scenario else "program"
-    words = system_words(cx.algorithm, level=cx.level, variant=cx.variant, mutant=cx.mutant,
-                         network=cx.network)
-    graph = edges_text([list(e) for e in cx.system_graph])
-    return f"{words}, graph {graph}, {what} {cx.scenario or cx.program}"
+    return tuple(numbered([s.to_json() for s in schedule]))

@@ -86,6 +86,7 @@ def test_explaining_a_counterexample_file_matches_the_command_line(name, capsys)
     exp = fisheye.explain(CX / name)
     assert exp.reproduced and exp.text() == out.rstrip("\n")
     assert "Replay script" in exp.text() and "<html" in exp.html()
+    assert exp.svg().startswith("<svg")           # the core's diagram, or the run lane by lane
 
 
 PROGRAM = "p0: write(X,1), read(Y), read(X); p1: ; p2: await X==1, write(X,3), write(Y,5)"
