@@ -155,3 +155,18 @@ def test_the_html_report_walks_through_the_run_in_chromium(tmp_path, capsys):
     assert dark[1] > dark[0] + 300, dark                   # arrows and steps appear as the run goes
     red = [p for p in _pixels(whole) if p[0] > 170 and p[1] < 90 and p[2] < 90]
     assert len(red) > 300                                  # the breaking step, its words
+
+
+def test_a_run_that_no_longer_breaks_its_property_is_still_drawn(tmp_path, capsys):
+    import json
+
+    doc = json.loads(Path(CAUSAL).read_text())
+    doc["violates"] = "G-delivery order"          # a property this run does not break
+    f = tmp_path / "not-this.json"
+    f.write_text(json.dumps(doc))
+    out = tmp_path / "run.svg"
+    assert main(["explain", str(f), "--svg", str(out), "--quiet"]) == 1
+    assert "NOT reproduced" in capsys.readouterr().out
+    root = ET.fromstring(out.read_text(encoding="utf-8"))
+    steps = [g for g in root.iter(f"{SVG}g") if (g.get("class") or "").startswith("step")]
+    assert len(steps) == 9 and not [g for g in steps if "breaks" in g.get("class")]

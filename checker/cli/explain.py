@@ -239,7 +239,7 @@ def explain_property(cx: cxm.Counterexample, args: argparse.Namespace) -> int:
     lines += definitions_used(lines)
     log_texts = {p: [event_text(e) for e in log] for p, log in logs.items()}
     script = replay_script(schedule)
-    trace = _property_run(cx) if (args.html or args.svg) and res.ok else None
+    trace = _property_run(cx) if (args.html or args.svg) and res.state is not None else None
     if args.svg and trace is not None:
         from ..explain.run_svg import render as run_svg
 

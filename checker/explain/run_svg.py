@@ -199,7 +199,9 @@ def _legend_items(trace: RunTrace) -> list[tuple[str, str]]:
                               "(its sender crashed, or the system dropped it)"))
     if any("crash" in s.marks for s in trace.steps):
         items.append(("crash", "a crash (the lane is dashed after it)"))
-    if trace.violates == "deadlock":
+    if not trace.breaking:
+        pass                                  # the run does not break the property (any more)
+    elif trace.violates == "deadlock":
         items.append(("breaks", "the last step: after it no step is enabled, yet the run is not complete "
                                 "(below the lanes: who waits for what; in red, those messages' events)"))
     else:
