@@ -144,3 +144,16 @@ def test_product_code_never_imports_the_testing_package_or_hypothesis():
         imports = re.findall(r"^\s*(?:from|import)\s+([\w.]+)", path.read_text(), re.MULTILINE)
         banned = [m for m in imports if m.split(".")[0] == "hypothesis" or m.startswith("fisheye.testing")]
         assert not banned, path
+
+
+def test_the_readmes_python_quick_start_runs(tmp_path, monkeypatch, capsys):
+    text = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    assert len(blocks) == 1
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(blocks[0], "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "Minimal core" in out and "violation ['causal order', 'causal order', 'cc']" in out
+    assert (tmp_path / "found" / "program--causal-order--1.json").exists()
+    assert "The run violates causal order" in out
