@@ -257,3 +257,27 @@ def test_identical_heads_of_two_processes_are_not_interchangeable():
                        "q": [["w", "X", 1], ["w", "X", 5], ["w", "Y", 1], ["cas", "Z", [0, 1]]]})
     r = check(h, "sc", engine="direct")
     assert r.verdict is C and check(h, "sc", engine="z3").verdict is C
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_merge_by_points_agrees_with_the_merge_by_heads(seed):
+    """The registers' linearizations merged by linearization points, and by Kahn's
+    algorithm over the chain heads: both merge, or neither; a merge is a linearization."""
+    from fisheye.checker.engines.lin import _merge, _merge_by_heads
+    from fisheye.checker.engines.seqsearch import Budget, search
+    from fisheye.spec.realtime import RealTimePairs
+
+    rnd = random.Random(seed)
+    h = timed_history(rnd, min_processes=2, max_processes=5, min_ops=4, max_ops=24, registers=("X", "Y", "Z"),
+                      linearizable=rnd.random() < 0.8)
+    by_reg: dict[str, list[int]] = {}
+    for op in h.ops:
+        by_reg.setdefault(op.register, []).append(op.uid)
+    chains = [search(h, uids, RealTimePairs.all(), Budget()) for uids in by_reg.values()]
+    if any(c is None for c in chains):
+        return
+    fast, exact = _merge(h, chains), _merge_by_heads(h, chains)
+    assert (fast is None) == (exact is None)
+    for merged in (fast, exact):
+        if merged is not None:
+            assert sequence_problems(h, ProximityGraph.complete(h.processes), tuple(merged)) == []

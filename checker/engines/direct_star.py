@@ -36,11 +36,9 @@ solution.  No recursion and no copy per choice: memory stays that of one saturat
 
 from __future__ import annotations
 
-import gc
 from bisect import bisect_left, bisect_right
 from collections import ChainMap
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import islice
 
@@ -65,6 +63,7 @@ from .direct_order import (
     full_order,
     redundant,
 )
+from .gcpause import paused_gc
 
 
 @dataclass(frozen=True)
@@ -313,7 +312,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     own = {v.process: [e for e in v.edges if e not in E] for v in views}  # each view's own root edges
     first: Conflict | None = None
     learned = 0
-    with _no_gc(), Solver(name="glucose4", bootstrap_with=m.clauses) as solver:
+    with paused_gc(), Solver(name="glucose4", bootstrap_with=m.clauses) as solver:
         pairs = np.array(m.pairs, np.int64).reshape(-1, 2)
         var = np.arange(1, m.count + 1)
         solver.set_phases(np.where(rank[pairs[:, 0]] < rank[pairs[:, 1]], var, -var).tolist())
@@ -371,20 +370,6 @@ def _drop(pending: Edges, lits: set[int], edge_of: Mapping[int, tuple[int, int]]
     gone = [e for e in map(edge_of.get, lits) if e is not None and e in pending] or list(pending)
     for e in gone:
         del pending[e]
-
-
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """The search allocates many small lists (clock rows) and keeps many alive, which
-    makes Python's cyclic garbage collector run often over everything; it creates no
-    reference cycles, so the collector is paused while it runs."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 class _Growing:

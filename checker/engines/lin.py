@@ -27,6 +27,7 @@ violation, nearly all of the time goes there).
 from __future__ import annotations
 
 import heapq
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -38,6 +39,7 @@ from fisheye.spec.realtime import RealTimePairs, real_time_pairs
 from fisheye.spec.witness import Witness
 
 from ..result import CheckResult, Reason, Verdict
+from .gcpause import paused_gc
 from .seqsearch import Budget, BudgetExhausted, droppable_unread_maybes, search
 
 ENGINE = "direct"
@@ -57,14 +59,15 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
     if graph is None:
         graph = ProximityGraph(history.processes, history.edges)
     start = time.perf_counter()
-    budget = Budget(max_states=max_states, timeout=timeout)
+    budget = Budget(max_states=sys.maxsize if max_states is None else max_states, timeout=timeout)
     rt = real_time_pairs(model.value, graph)
     try:
-        seq, bad = _decide(history, rt, budget)
-        if seq is None:
-            assert bad is not None
-            cert = (_certificate(history, rt, bad, budget) if minimal or len(bad) == 1
-                    else _refutation(history, rt, bad))
+        with paused_gc():
+            seq, bad = _decide(history, rt, budget)
+            if seq is None:
+                assert bad is not None
+                cert = (_certificate(history, rt, bad, budget) if minimal or len(bad) == 1
+                        else _refutation(history, rt, bad))
     except BudgetExhausted as e:
         return CheckResult(Verdict.UNKNOWN, model, graph, ENGINE, message=str(e),
                            seconds=time.perf_counter() - start, stats={"configurations": budget.states})
@@ -163,8 +166,40 @@ def _unsourced(history: History) -> int | None:
 
 def _merge(history: History, chains: Sequence[Sequence[int]]) -> list[int] | None:
     """One sequence containing each chain in order and respecting process order and
-    real time among the chosen operations (Kahn's algorithm over the chain heads), or
-    None when the heads block each other."""
+    real time among the chosen operations, or None when there is none.
+
+    The chains are merged by invocation (ties: uid), each kept in its order.  That
+    respects real time: if ``a`` completed before ``b`` was invoked, every operation
+    before ``a`` in its chain was invoked before ``a`` completed (a linearization
+    respects real time), so before ``b`` was: all come out before ``b``.  Process order
+    follows from real time except between operations of a process that share a time
+    stamp; when such a tie breaks it, Kahn's algorithm over the chain heads decides
+    (:func:`_merge_by_heads`)."""
+    ops = history.ops
+    heads = [((ops[chain[0]].invoke, chain[0]), c, 0) for c, chain in enumerate(chains) if chain]
+    heapq.heapify(heads)
+    out: list[int] = []
+    while heads:
+        (_, u), c, k = heapq.heappop(heads)
+        out.append(u)
+        if k + 1 < len(chains[c]):
+            v = chains[c][k + 1]
+            heapq.heappush(heads, ((ops[v].invoke, v), c, k + 1))
+    placed = {u: i for i, u in enumerate(out)}
+    for lane in history.by_process.values():
+        last = -1
+        for op in lane:
+            at = placed.get(op.uid)
+            if at is not None:
+                if at < last:
+                    return _merge_by_heads(history, chains)
+                last = at
+    return out
+
+
+def _merge_by_heads(history: History, chains: Sequence[Sequence[int]]) -> list[int] | None:
+    """:func:`_merge` by Kahn's algorithm over the chain heads (exact, slower), or None
+    when the heads block each other."""
     ops = history.ops
     chosen = [u for c in chains for u in c]
     # real time: b may come once every chosen op completing before b's invocation has

@@ -31,6 +31,7 @@ Reductions, each preserving the answer:
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -157,7 +158,16 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
 
     init = tuple(value_key(history.initial_value(r)) for r in regs)
     start = (tuple([0] * P), init)
-    seen: set[tuple[tuple[int, ...], tuple]] = {start}
+    # configurations met, keyed by a Zobrist hash of the positions (updated in O(1) per
+    # move; hashing the positions themselves costs O(processes), and a history with
+    # indeterminate operations has a process per crash) and the values; the positions
+    # are kept to tell the rare hash collision from a configuration met twice
+    rnd = random.Random(len(keep))
+    zobrist = [[rnd.getrandbits(62) for _ in range(n + 1)] for n in lengths]
+    start_hash = 0
+    for i in range(P):
+        start_hash ^= zobrist[i][0]
+    seen: dict[tuple[int, tuple], tuple[int, ...] | list[tuple[int, ...]]] = {(start_hash, init): start[0]}
     path: list[int | None] = []  # uid placed, or None for a drop
 
     # lanes whose last operation is a maybe that never returned: that operation is
@@ -266,10 +276,10 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
     if left == 0:
         return []
     lo = advance(pos, 0)
-    stack: list[tuple[tuple[int, ...], tuple, int, int, list[tuple[int, bool]]]] = [
-        (pos, vals, lo, left, moves(pos, vals, lo))]
+    stack: list[tuple[tuple[int, ...], tuple, int, int, int, list[tuple[int, bool]]]] = [
+        (pos, vals, start_hash, lo, left, moves(pos, vals, lo))]
     while stack:
-        pos, vals, lo, left, todo = stack[-1]
+        pos, vals, h, lo, left, todo = stack[-1]
         if not todo:
             stack.pop()
             if path:
@@ -277,15 +287,21 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
             continue
         i, place = todo.pop()
         npos, nvals = apply(pos, vals, i, place)
-        key = (npos, nvals)
-        if key in seen:
+        z = zobrist[i]
+        nh = h ^ z[pos[i]] ^ z[pos[i] + 1]
+        key = (nh, nvals)
+        met = seen.get(key)
+        if met is None:
+            seen[key] = npos
+        elif met == npos or (type(met) is list and npos in met):
             continue
-        seen.add(key)
+        else:  # a hash collision: both kept
+            seen[key] = [*met, npos] if type(met) is list else [met, npos]
         budget.tick()
         path.append(lanes[i][pos[i]].uid if place else None)
         nleft = left - 1 if npos[i] == need[i] else left
         if nleft == 0:
             return [u for u in path if u is not None]
         nlo = advance(npos, lo)
-        stack.append((npos, nvals, nlo, nleft, moves(npos, nvals, nlo)))
+        stack.append((npos, nvals, nh, nlo, nleft, moves(npos, nvals, nlo)))
     return None
