@@ -27,7 +27,8 @@ class KernelBatch:
     read deviated, not expanded; ``NO_STEP``: the reference classifies it),
     ``children[m, width]`` the successor rows, ``parent[m]`` the index in the batch of
     each child's state, ``step[m]`` the child's position among its state's reduced
-    steps, ``keys[m]`` the children's 64-bit fingerprints (``uint64``)."""
+    steps, ``keys[m]`` the children's 64-bit fingerprints (``uint64``).  The last four
+    may be views of buffers that the kernel's next ``expand`` overwrites."""
 
     status: np.ndarray
     children: np.ndarray

@@ -108,7 +108,9 @@ class ProtocolLayout:
 
     @property
     def width(self) -> int:
-        return self.channels + self.n * self.n * (1 + self.capacity)
+        """Whole 64-bit words (zero padding at the end): the fingerprint reads words."""
+        used = self.channels + self.n * self.n * (1 + self.capacity)
+        return -(-used // 4) * 4
 
 
 class ProtocolKernel:
@@ -224,6 +226,7 @@ class ProtocolKernel:
         from fisheye.impl.system import GlobalState, ProcState
 
         self._types = (GlobalState, ProcState, RegState)
+        self._out: tuple[np.ndarray, ...] | None = None
         self._vkey = {}
         for k, v in enumerate(self.values):
             self._vkey[(type(v), v)] = k
@@ -314,15 +317,17 @@ class ProtocolKernel:
 
     # ---- the compiled functions --------------------------------------------------------------
     def expand(self, states: np.ndarray) -> KernelBatch:
-        """Expand a batch of rows (``states[k, width]``, see :class:`KernelBatch`)."""
+        """Expand a batch of rows (``states[k, width]``, see :class:`KernelBatch`).  The
+        children, parents, steps and keys are views of buffers the next call reuses."""
         states = np.ascontiguousarray(states, dtype=STATE_DTYPE)
         k = states.shape[0]
         cap = k * (2 * self.n + self.n * self.n)
+        if self._out is None or self._out[1].shape[0] < cap:
+            self._out = (np.zeros(k, dtype=np.int8), np.empty((cap, self.width), dtype=STATE_DTYPE),
+                         np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
+                         np.empty(cap, dtype=np.uint64))
+        status, children, parent, step, keys = self._out
         status = np.zeros(k, dtype=np.int8)
-        children = np.empty((cap, self.width), dtype=STATE_DTYPE)
-        parent = np.empty(cap, dtype=np.int64)
-        step = np.empty(cap, dtype=np.int64)
-        keys = np.empty(cap, dtype=np.uint64)
         m = expand_batch(states, status, children, parent, step, keys, *self._tables)
         return KernelBatch(status, children[:m], parent[:m], step[:m], keys[:m])
 
@@ -343,13 +348,26 @@ def _key(opposite: int, n: int, tot: int, j: int) -> int:
     return tot * n + (n - 1 - j)
 
 
+@njit(cache=True, inline="always")
+def _popcount(v: int) -> int:
+    """The number of bits set in a non-negative 64-bit integer (SWAR)."""
+    x = np.uint64(v)
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
 @njit(cache=True)
 def _fingerprint(row: np.ndarray) -> np.uint64:
+    """A 64-bit digest of a row, read as 64-bit words (each multiplied into the state,
+    then a final avalanche, as MurmurHash3's fmix64)."""
+    words = row.view(np.uint64)
     h = np.uint64(0x9E3779B97F4A7C15)
     m1 = np.uint64(0xFF51AFD7ED558CCD)
     m2 = np.uint64(0xC4CEB9FE1A85EC53)
-    for x in range(row.shape[0]):
-        h ^= np.uint64(np.uint16(row[x]))
+    for x in range(words.shape[0]):
+        h ^= words[x]
         h *= m1
         h ^= h >> np.uint64(29)
     h ^= h >> np.uint64(33)
@@ -366,7 +384,7 @@ def fingerprint_rows(states: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _select(s, i, cfg, msg_sender, nbmask, opposite):
     """Line 26: the message p_i delivers next (its number g), or -1 (lines 20-24 wait)."""
     n, M, P, MT0 = cfg[C_N], cfg[C_M], cfg[C_P], cfg[C_MT0]
@@ -409,7 +427,7 @@ def _select(s, i, cfg, msg_sender, nbmask, opposite):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _op_enabled(s, i, cfg, nops, op_kind, op_reg, op_val):
     n, P = cfg[C_N], cfg[C_P]
     b = i * P
@@ -422,7 +440,7 @@ def _op_enabled(s, i, cfg, nops, op_kind, op_reg, op_val):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _enabled(s, cfg, msg_sender, nops, op_kind, op_reg, op_val, nbmask, opposite):
     """The enabled transitions as a bit mask: ``op(i) = i``, ``deliver(i) = n+i``,
     ``recv(i <- j) = 2n + i*n + j`` (the numbering of ProtocolPor)."""
@@ -439,14 +457,14 @@ def _enabled(s, cfg, msg_sender, nops, op_kind, op_reg, op_val, nbmask, opposite
     return e
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push(s, c, e, cfg):
     base = cfg[C_CH0] + c * (1 + cfg[C_CAP])
     s[base + 1 + s[base]] = e
     s[base] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _log(s, b, e, cfg):
     n = cfg[C_N]
     nl = b + 2 * n + 3 + cfg[C_R] + cfg[C_RES] + cfg[C_M]
@@ -454,7 +472,7 @@ def _log(s, b, e, cfg):
     s[nl] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply_raw(s, t, cfg, msg_sender, msg_reg, msg_val, off, op_kind, op_reg, op_val, op_waits, op_slot,
                nbmask, opposite):
     """The raw step ``t`` on row ``s`` in place (Algorithm 1 lines 1-17 and 27-29,
@@ -530,7 +548,7 @@ def _apply_raw(s, t, cfg, msg_sender, msg_reg, msg_val, off, op_kind, op_reg, op
                     _push(s, i * n + k, 2 * (tot + 1) + 1, cfg)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _drop_unused(s, g, cfg, msg_sender, off):
     """Zero message g's timestamp once no copy of it is left (the row stays canonical)."""
     n, P, CH0, CAP = cfg[C_N], cfg[C_P], cfg[C_CH0], cfg[C_CAP]
@@ -550,7 +568,7 @@ def _drop_unused(s, g, cfg, msg_sender, off):
         s[mb + x] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _done_masks(s, cfg, off, W, last_w, msg_sender, allcnt):
     """fin (bit k: p_k invoked all its writes) and, per p_i, the processes all of whose
     messages p_i delivered (DeadClockSystem._done_counts)."""
@@ -574,11 +592,10 @@ def _done_masks(s, cfg, off, W, last_w, msg_sender, allcnt):
     return fin
 
 
-@njit(cache=True)
-def _dead_rows(s, cfg, off, W, last_w, msg_sender, nbmask, dead, dv):
+@njit(cache=True, inline="always")
+def _dead_rows(s, cfg, off, W, last_w, msg_sender, nbmask, dead, dv, allcnt):
     """dv[i]: bit k when p_i's view of p_k is dead (DeadClockSystem._views_of)."""
     n = cfg[C_N]
-    allcnt = np.zeros(n, dtype=np.int64)
     fin = _done_masks(s, cfg, off, W, last_w, msg_sender, allcnt)
     for i in range(n):
         done = fin & allcnt[i]
@@ -590,15 +607,14 @@ def _dead_rows(s, cfg, off, W, last_w, msg_sender, nbmask, dead, dv):
     return fin
 
 
-@njit(cache=True)
-def _canon(s, cfg, msg_sender, off, W, last_w, nbmask, dead, opposite):
+@njit(cache=True, inline="always")
+def _canon(s, cfg, msg_sender, off, W, last_w, nbmask, dead, opposite, dv, sat, allcnt):
     """The quotient map h in place: dead views to 0, saturated ones to SATURATED, the
     CATCH_UP messages feeding a quiet view dropped (DeadClockSystem.canon)."""
     n, M, P, MT0, CH0, CAP = cfg[C_N], cfg[C_M], cfg[C_P], cfg[C_MT0], cfg[C_CH0], cfg[C_CAP]
     pend = 2 * n + 3 + cfg[C_R] + cfg[C_RES]
-    dv = np.zeros(n, dtype=np.int64)
-    fin = _dead_rows(s, cfg, off, W, last_w, msg_sender, nbmask, dead, dv)
-    sat = np.zeros(n, dtype=np.int64)
+    fin = _dead_rows(s, cfg, off, W, last_w, msg_sender, nbmask, dead, dv, allcnt)
+    sat[:] = 0
     for i in range(n):
         b = i * P
         opp = opposite[i]
@@ -653,7 +669,7 @@ def _canon(s, cfg, msg_sender, off, W, last_w, nbmask, dead, opposite):
             s[base] = w
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _reads_undelivered(s, i, cfg, msg_sender, msg_reg, off, W, read_regs_from):
     n, P = cfg[C_N], cfg[C_P]
     b = i * P
@@ -673,18 +689,94 @@ def _reads_undelivered(s, i, cfg, msg_sender, msg_reg, off, W, read_regs_from):
     return False
 
 
-@njit(cache=True)
-def _stubborn(s, en, cfg, msg_sender, msg_reg, off, W, nops, last_w, read_regs_from, nbmask, dead):
+@njit(cache=True, inline="always")
+def _receipts_at(i, n, mt, mc, dv, chlen):
+    """The receipts at p_i that a delivery at p_i may depend on (ProtocolPor._receipts_at)."""
+    one = np.int64(1)
+    r = np.int64(0)
+    for j in range(n):
+        if j != i and (mt[j * n + i] or (mc[j] and not (dv[i] >> j) & 1) or chlen[j * n + i] > 0):
+            r |= one << (2 * n + i * n + j)
+    return r
+
+@njit(cache=True, inline="always")
+def _edges_of(t, en, s, cfg, msg_sender, msg_reg, off, W, nops, read_regs_from, rem, chlen, mt, mc, dv):
+    """ProtocolPor.por_dependents of an enabled transition, por_enablers of a disabled
+    one, as a bit mask."""
+    n, M, P = cfg[C_N], cfg[C_M], cfg[C_P]
+    pend = 2 * n + 3 + cfg[C_R] + cfg[C_RES]
+    one = np.int64(1)
+    enabled = (en >> t) & 1
+    r = np.int64(0)
+    if t < n:
+        i = t
+        if enabled:
+            if rem[i]:
+                r = one << (n + i)
+                for j in range(n):
+                    if mt[j * n + i]:
+                        r |= one << (2 * n + i * n + j)
+            elif _reads_undelivered(s, i, cfg, msg_sender, msg_reg, off, W, read_regs_from):
+                r = one << (n + i)
+        elif s[i * P + 2 * n + 1] < nops[i]:
+            r = one << (n + i)
+        return r
+    if t < 2 * n:
+        i = t - n
+        if not enabled:
+            b = i * P
+            cne = False
+            for g in range(M):
+                if s[b + pend + g]:
+                    ok = True
+                    mb = cfg[C_MT0] + g * (n + 1)
+                    for x in range(n):
+                        if s[mb + x] > s[b + x]:
+                            ok = False
+                            break
+                    if ok:
+                        cne = True
+                        break
+            if not cne:
+                if rem[i]:
+                    r = one << i
+                for j in range(n):
+                    if mt[j * n + i]:
+                        r |= one << (2 * n + i * n + j)
+                return r
+        return (one << i) | _receipts_at(i, n, mt, mc, dv, chlen)
+    i = (t - 2 * n) // n
+    j = (t - 2 * n) % n
+    if enabled:
+        r = one << (n + i)
+        if mt[j * n + i]:
+            if rem[i]:
+                r |= one << i
+            for k in range(n):
+                if k != j and k != i and mt[k * n + i]:
+                    r |= one << (2 * n + i * n + k)
+        return r
+    if rem[j]:
+        r = one << j
+    if mc[j] and not (dv[i] >> j) & 1:
+        for k in range(n):
+            if k != j and mt[k * n + j]:
+                r |= one << (2 * n + j * n + k)
+    return r
+
+
+
+@njit(cache=True, inline="always")
+def _stubborn(s, en, cfg, msg_sender, msg_reg, off, W, nops, last_w, read_regs_from, nbmask, dead,
+              rem, chlen, mt, mc, dv, allcnt, edges, known, closure, closed):
     """The enabled members of the smallest stubborn set generated by one enabled seed
     (reduction.stubborn_mask on ProtocolPor's relations)."""
-    n, M, P, CH0, CAP = cfg[C_N], cfg[C_M], cfg[C_P], cfg[C_CH0], cfg[C_CAP]
+    n, P, CH0, CAP = cfg[C_N], cfg[C_P], cfg[C_CH0], cfg[C_CAP]
     T = 2 * n + n * n
     one = np.int64(1)
-    rem = np.zeros(n, dtype=np.bool_)
     for i in range(n):
         rem[i] = s[i * P + 2 * n + 1] <= last_w[i]
-    chlen = np.zeros(n * n, dtype=np.int64)
-    mt = np.zeros(n * n, dtype=np.bool_)                  # mt[j*n+i]: j -> i may carry a TOCOBC
+    mt[:] = False                                           # mt[j*n+i]: j -> i may carry a TOCOBC
     for j in range(n):
         for i in range(n):
             base = CH0 + (j * n + i) * (1 + CAP)
@@ -698,7 +790,7 @@ def _stubborn(s, en, cfg, msg_sender, msg_reg, off, W, nops, last_w, read_regs_f
                 if s[base + 1 + x] & 1 == 0:
                     mt[j * n + i] = True
                     break
-    mc = np.zeros(n, dtype=np.bool_)
+    mc[:] = False
     if cfg[C_CATCH_UP]:
         for j in range(n):
             if not dead[j]:
@@ -706,82 +798,18 @@ def _stubborn(s, en, cfg, msg_sender, msg_reg, off, W, nops, last_w, read_regs_f
                     if mt[k * n + j]:
                         mc[j] = True
                         break
-    dv = np.zeros(n, dtype=np.int64)
-    _dead_rows(s, cfg, off, W, last_w, msg_sender, nbmask, dead, dv)
+    _dead_rows(s, cfg, off, W, last_w, msg_sender, nbmask, dead, dv, allcnt)
     for i in range(n):                                      # saturated views, read off the image
         for k in range(n):
             if k != i and s[i * P + n + k] == SATURATED:
                 dv[i] |= one << k
-    pend = 2 * n + 3 + cfg[C_R] + cfg[C_RES]
-    edges = np.zeros(T, dtype=np.int64)
-    known = np.zeros(T, dtype=np.bool_)
+    known[:] = False
+    closed[:] = False
 
-    def receipts_at(i):
-        r = np.int64(0)
-        for j in range(n):
-            if j != i and (mt[j * n + i] or (mc[j] and not (dv[i] >> j) & 1) or chlen[j * n + i] > 0):
-                r |= one << (2 * n + i * n + j)
-        return r
-
-    def edges_of(t):
-        enabled = (en >> t) & 1
-        r = np.int64(0)
-        if t < n:
-            i = t
-            if enabled:
-                if rem[i]:
-                    r = one << (n + i)
-                    for j in range(n):
-                        if mt[j * n + i]:
-                            r |= one << (2 * n + i * n + j)
-                elif _reads_undelivered(s, i, cfg, msg_sender, msg_reg, off, W, read_regs_from):
-                    r = one << (n + i)
-            elif s[i * P + 2 * n + 1] < nops[i]:
-                r = one << (n + i)
-            return r
-        if t < 2 * n:
-            i = t - n
-            if not enabled:
-                b = i * P
-                cne = False
-                for g in range(M):
-                    if s[b + pend + g]:
-                        ok = True
-                        mb = cfg[C_MT0] + g * (n + 1)
-                        for x in range(n):
-                            if s[mb + x] > s[b + x]:
-                                ok = False
-                                break
-                        if ok:
-                            cne = True
-                            break
-                if not cne:
-                    if rem[i]:
-                        r = one << i
-                    for j in range(n):
-                        if mt[j * n + i]:
-                            r |= one << (2 * n + i * n + j)
-                    return r
-            return (one << i) | receipts_at(i)
-        i = (t - 2 * n) // n
-        j = (t - 2 * n) % n
-        if enabled:
-            r = one << (n + i)
-            if mt[j * n + i]:
-                if rem[i]:
-                    r |= one << i
-                for k in range(n):
-                    if k != j and k != i and mt[k * n + i]:
-                        r |= one << (2 * n + i * n + k)
-            return r
-        if rem[j]:
-            r = one << j
-        if mc[j] and not (dv[i] >> j) & 1:
-            for k in range(n):
-                if k != j and mt[k * n + j]:
-                    r |= one << (2 * n + j * n + k)
-        return r
-
+    # Seeds in increasing order; a seed's closure stops growing as soon as it holds as
+    # many enabled transitions as the best so far (it can no longer win: ties go to the
+    # smaller seed); a finished closure is closed under the edges, so another seed that
+    # reaches that seed takes it whole.
     best = np.int64(0)
     best_count = T + 1
     for seed in range(T):
@@ -789,29 +817,35 @@ def _stubborn(s, en, cfg, msg_sender, msg_reg, off, W, nops, last_w, read_regs_f
             continue
         reach = one << seed
         done = np.int64(0)
+        beaten = False
         while reach != done:
             todo = reach & ~done
             for t in range(T):
                 if (todo >> t) & 1:
+                    if closed[t]:
+                        reach |= closure[t]
+                        done |= closure[t]
+                        continue
                     if not known[t]:
-                        edges[t] = edges_of(t)
+                        edges[t] = _edges_of(t, en, s, cfg, msg_sender, msg_reg, off, W, nops, read_regs_from,
+                                             rem, chlen, mt, mc, dv)
                         known[t] = True
                     reach |= edges[t]
             done |= todo
-        m = reach & en
-        cnt = 0
-        x = m
-        while x:
-            x &= x - 1
-            cnt += 1
-        if cnt < best_count:
-            best, best_count = m, cnt
-            if cnt == 1:
+            if _popcount(reach & en) >= best_count:
+                beaten = True
                 break
+        if beaten:
+            continue
+        closure[seed] = reach
+        closed[seed] = True
+        best, best_count = reach & en, _popcount(reach & en)
+        if best_count == 1:
+            break
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _matches(s, cfg, off, W, msg_reg, msg_val, nops, op_kind, op_val, op_slot, cond_pc, cond_reg, cond_val):
     """Whether the run may still match the figure (ProtocolSystem.matches_expected):
     with conditioned reads, no conditioning read still to run is doomed; else every
@@ -866,6 +900,17 @@ def expand_batch(states, status, children, parent, step, keys, cfg, msg_sender, 
     n = cfg[C_N]
     T = 2 * n + n * n
     m = 0
+    rem = np.zeros(n, dtype=np.bool_)
+    chlen = np.zeros(n * n, dtype=np.int64)
+    mt = np.zeros(n * n, dtype=np.bool_)
+    mc = np.zeros(n, dtype=np.bool_)
+    dv = np.zeros(n, dtype=np.int64)
+    sat = np.zeros(n, dtype=np.int64)
+    allcnt = np.zeros(n, dtype=np.int64)
+    edges = np.zeros(T, dtype=np.int64)
+    known = np.zeros(T, dtype=np.bool_)
+    closure = np.zeros(T, dtype=np.int64)
+    closed = np.zeros(T, dtype=np.bool_)
     for k in range(states.shape[0]):
         s = states[k]
         if cfg[C_PRUNE] and not _matches(s, cfg, off, W, msg_reg, msg_val, nops, op_kind, op_val, op_slot,
@@ -877,23 +922,21 @@ def expand_batch(states, status, children, parent, step, keys, cfg, msg_sender, 
             status[k] = NO_STEP
             continue
         status[k] = INNER
-        x = en
-        cnt = 0
-        while x:
-            x &= x - 1
-            cnt += 1
-        if cnt > 1:
+        sw = s.view(np.uint64)
+        if _popcount(en) > 1:
             en = _stubborn(s, en, cfg, msg_sender, msg_reg, off, W, nops, last_w, read_regs_from, nbmask,
-                           dead)
+                           dead, rem, chlen, mt, mc, dv, allcnt, edges, known, closure, closed)
         idx = 0
         for t in range(T):
             if not (en >> t) & 1:
                 continue
             c = children[m]
-            c[:] = s
+            cw = c.view(np.uint64)
+            for x in range(sw.shape[0]):
+                cw[x] = sw[x]
             _apply_raw(c, t, cfg, msg_sender, msg_reg, msg_val, off, op_kind, op_reg, op_val, op_waits,
                        op_slot, nbmask, opposite)
-            _canon(c, cfg, msg_sender, off, W, last_w, nbmask, dead, opposite)
+            _canon(c, cfg, msg_sender, off, W, last_w, nbmask, dead, opposite, dv, sat, allcnt)
             parent[m] = k
             step[m] = idx
             keys[m] = _fingerprint(c)
