@@ -157,3 +157,13 @@ def test_the_readmes_python_quick_start_runs(tmp_path, monkeypatch, capsys):
     assert "Minimal core" in out and "violation ['causal order', 'causal order', 'cc']" in out
     assert (tmp_path / "found" / "program--causal-order--1.json").exists()
     assert "The run violates causal order" in out
+
+
+@pytest.mark.spark
+def test_explore_on_spark_finds_what_the_local_search_finds():
+    options = {"model": "cc", "graph": "p0:p1", "variant": "published"}
+    local = fisheye.explore("toco", PROGRAM, **options)
+    remote = fisheye.explore("toco", PROGRAM, **options, spark="local[2]")
+    assert remote["engine"] == "spark" and remote.status is fisheye.Verdict.VIOLATION
+    for key in ("states", "terminal_states", "histories", "violations_total", "properties"):
+        assert remote[key] == local[key], key
