@@ -170,3 +170,18 @@ def test_a_run_that_no_longer_breaks_its_property_is_still_drawn(tmp_path, capsy
     root = ET.fromstring(out.read_text(encoding="utf-8"))
     steps = [g for g in root.iter(f"{SVG}g") if (g.get("class") or "").startswith("step")]
     assert len(steps) == 9 and not [g for g in steps if "breaks" in g.get("class")]
+
+
+def test_a_deadlock_shows_who_waits_for_what(tmp_path, capsys):
+    out = tmp_path / "dl.svg"
+    assert main(["explain", "counterexamples/mutant-unordered-channels--deadlock.json", "--svg", str(out),
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    root = ET.fromstring(out.read_text(encoding="utf-8"))
+    waiting = [" ".join(t.text for t in g.iter(f"{SVG}text")) for g in root.iter(f"{SVG}g")
+               if g.get("class") == "waiting"]
+    assert waiting == ["waits for berlin#0, berlin#1"]        # new-york, as the recorded details say
+    lanes = {g.find(f"{SVG}text").text: float(g.find(f"{SVG}line").get("y1"))
+             for g in root.iter(f"{SVG}g") if g.get("class") == "lane"}
+    bar = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "waiting").find(f"{SVG}line")
+    assert float(bar.get("y1")) < lanes["new-york"] < float(bar.get("y2"))

@@ -21,7 +21,7 @@ from fisheye.spec.history import History, Value
 
 from .diagram import core_names
 from .explanation import Explanation
-from .run import RunTrace
+from .run import DEADLOCK, RunTrace
 from .run_svg import render as run_svg
 from .svg import render as svg_render
 from .words import op_text
@@ -143,7 +143,7 @@ def _run(trace: RunTrace | None) -> list[str]:
     cut = (f' <span class="note">(the first {n} of {trace.total_steps} steps)</span>'
            if trace.total_steps > n else "")
     svg = run_svg(trace)
-    said = escape(f"this step breaks {trace.violates}" if trace.violates != "deadlock"
+    said = escape(f"this step breaks {trace.violates}" if trace.violates != DEADLOCK
                   else "after this step no step is enabled", quote=True)
     svg = svg.replace('class="run"', f'class="run" data-breaks="{said}"', 1)
     return [f"<h2>The run, step by step</h2><p>One lane per process, one column per step; drag the "

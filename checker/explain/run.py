@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fisheye.impl.api import HasChannels, Step, System, logs_as_json, step_sends
+from fisheye.impl.properties import DEADLOCK
 
 from .words import op_text
 
@@ -74,6 +75,8 @@ class RunTrace:
     words: str                 # the property's words at the breaking step
     definitions: tuple[str, ...]
     total_steps: int           # steps of the schedule (more than drawn when cut)
+    waiting: tuple[tuple[str, tuple[str, ...]], ...] = ()   # a deadlock: who never delivers what
+
 
     @property
     def breaking(self) -> tuple[int, ...]:
@@ -180,7 +183,25 @@ def trace_run(system: System[Any], schedule: Sequence[Step], *, violates: str,
         steps=tuple(RunStep(**s, involved=any(_mentions(m, names) for m in s["marks"])) for s in steps),
         messages=tuple(Message(**m) for m in messages),
         violates=violates, words=said, definitions=definitions_used(said),
-        total_steps=len(schedule))
+        total_steps=len(schedule), waiting=undelivered(logs) if violates == DEADLOCK else ())
+
+
+def _message_id(event_text: str) -> str:
+    """``p#0`` of ``b(p#0)`` and ``d(p#0)``; ``m`` of ``b(m)`` and ``d(q:m)``."""
+    return event_text[2:-1].rsplit(":", 1)[-1]
+
+
+def undelivered(logs: Mapping[str, Sequence[Any]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """For each process of the delivery ``logs`` (JSON form) that has not delivered
+    every message broadcast, the messages it has not delivered."""
+    texts = {p: [event_text(e) for e in log] for p, log in logs.items()}
+    sent = {_message_id(t) for log in texts.values() for t in log if t.startswith("b(")}
+    out = []
+    for p, log in texts.items():
+        missing = sent - {_message_id(t) for t in log if t.startswith("d(")}
+        if missing:
+            out.append((p, tuple(sorted(missing))))
+    return tuple(out)
 
 
 def definitions_used(*texts: str | Iterable[str]) -> tuple[str, ...]:

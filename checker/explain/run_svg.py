@@ -24,7 +24,7 @@ import xml.etree.ElementTree as ET
 
 from .diagram import clip
 from .routing import Box, route
-from .run import RunTrace
+from .run import DEADLOCK, RunTrace
 from .svg_parts import CHAR, SVG_NS, arrowheads, el, halo_text
 
 TOP, ROW, DX = 120, 124, 50      # first lane, lane spacing, column width
@@ -71,7 +71,8 @@ def render(trace: RunTrace) -> str:
     defs = [line for d in trace.definitions for line in textwrap.wrap(d, width_chars)]
     legend = _legend_items(trace)
     longest = max([width_chars + 2] + [len(t) + 7 for _, t in legend])
-    width = int(max(left + DX * n + 140, 60 + CHAR * longest))
+    waits = max((len(", ".join(m)) + 12 for _, m in trace.waiting), default=0)
+    width = int(max(left + DX * n + 140 + CHAR * waits, 60 + CHAR * longest))
     words_top = lanes_bottom + 64
     legend_top = words_top + 18 * (len(words) + len(defs)) + (16 if words else 0)
     height = int(legend_top + 20 * len(legend) + 10)
@@ -162,6 +163,12 @@ def render(trace: RunTrace) -> str:
                   transform=f"rotate(-{SLANT} {lx:.1f} {ly:.1f})")
         halo_text(g, x, lanes_bottom + 30, str(s.number), fill=LANE_COLOUR, text_anchor="middle",
                   font_size=10)
+    # a run that deadlocks: at the end of each lane, what its process still waits for
+    for p, missing in trace.waiting:
+        x, y = x_of(n) + DX / 2 + 6, y_of(p)
+        g = el(svg, "g", class_="waiting", data_step=n)
+        el(g, "line", x1=f"{x:.1f}", y1=y - 9, x2=f"{x:.1f}", y2=y + 9, stroke=BREAK_COLOUR, stroke_width=3)
+        halo_text(g, x + 6, y - 6, "waits for " + ", ".join(missing), fill=BREAK_COLOUR, font_weight="bold")
     # the property's words below the lanes, with a leader line to each breaking step
     y = words_top
     if words:
@@ -201,7 +208,7 @@ def _legend_items(trace: RunTrace) -> list[tuple[str, str]]:
         items.append(("crash", "a crash (the lane is dashed after it)"))
     if not trace.breaking:
         pass                                  # the run does not break the property (any more)
-    elif trace.violates == "deadlock":
+    elif trace.violates == DEADLOCK:
         items.append(("breaks", "the last step: after it no step is enabled, yet the run is not complete "
                                 "(below the lanes: who waits for what; in red, those messages' events)"))
     else:
