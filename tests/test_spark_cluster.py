@@ -107,7 +107,7 @@ def test_cluster_gives_the_local_report_and_executors_use_the_jobs_settings(spar
 
 def test_a_corpus_on_the_cluster_gives_the_batch_rows(spark: Any, started: dict[str, Any], run_cli: Any,
                                                       tmp_path: Path, monkeypatch: Any) -> None:
-    """``check --spark --master URL``: each file a task on the workers (whose working
+    """``check --spark --master URL``: the files checked on the workers (whose working
     directory is their own: relative paths are the driver's), the batch's output."""
     from fisheye.checker.cli.check import batch_row
     from fisheye.checker.cli.main import build_parser

@@ -1,5 +1,5 @@
 """``fisheye check DIR --spark``: a corpus of history files checked on Spark (``local[2]``),
-one task per file, largest first, with the batch's rows, lines, summary and exit status,
+packed into tasks largest first, with the batch's rows, lines, summary and exit status,
 bad files reported one line each while the others are still checked; ``--output`` writes
 the JSON lines; the options that do not apply are usage errors."""
 
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from fisheye.checker.cli.main import build_parser
-from fisheye.checker.spark.corpus import check_files, largest_first
+from fisheye.checker.spark.corpus import check_files, file_size, pack
 
 pytestmark = pytest.mark.spark
 
@@ -39,12 +39,19 @@ def timeless(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k != "seconds"}
 
 
-def test_largest_file_first_ties_in_name_order(tmp_path):
-    files = []
-    for name, size in (("a", 3), ("b", 10), ("c", 3), ("d", 7)):
-        (tmp_path / name).write_text("x" * size)
-        files.append(str(tmp_path / name))
-    assert largest_first([*files, str(tmp_path / "missing")]) == [1, 3, 0, 2, 4]
+def test_files_packed_largest_first_into_the_least_loaded_task(tmp_path):
+    assert pack([3, 10, 3, 7, 0], 2) == [[1, 2], [3, 0, 4]]     # 13 and 10 bytes
+    assert pack([3, 10, 3, 7, 0], 3) == [[1], [3], [0, 2, 4]]
+    assert pack([5, 5, 5], 8) == [[0], [1], [2]]            # never an empty task
+    assert pack([], 4) == []
+    sizes = [(i * 7919) % 1000 for i in range(2000)]
+    tasks = pack(sizes, 32)
+    assert sorted(i for t in tasks for i in t) == list(range(2000))
+    loads = [sum(sizes[i] for i in t) for t in tasks]
+    assert len(tasks) == 32 and max(loads) - min(loads) <= max(sizes)
+    assert all(sizes[t[k]] >= sizes[t[k + 1]] for t in tasks for k in range(len(t) - 1))
+    (tmp_path / "a").write_text("xyz")
+    assert (file_size(str(tmp_path / "a")), file_size(str(tmp_path / "missing"))) == (3, 0)
 
 
 def test_spark_gives_the_batch_rows_summary_and_exit_status(run_cli, tmp_path, data_dir):

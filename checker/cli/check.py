@@ -94,7 +94,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--output", default=None, metavar="RESULTS.jsonl",
                    help="several files: also write one JSON object per file and the summary there")
     p.add_argument("--spark", action="store_true",
-                   help="check the files on Spark, one task per file, largest first (docs/spark.md)")
+                   help="check the files on Spark, packed into tasks largest first (docs/spark.md)")
     p.add_argument("--master", default=None, metavar="URL",
                    help="with --spark: Spark master URL (default local[*])")
     p.set_defaults(func=run)
