@@ -14,8 +14,9 @@ Porcupine's source and its etcd logs (``test_data/jepsen/etcd_*.log``, 102 files
 Go module cache (``go mod download github.com/anishathalye/porcupine@latest`` fills
 it where the Go module proxy answers: the module's zip holds ``test_data``).
 
-Measured, back to back in one run (a loaded machine makes wall times noisy; CPU
-times are given too where they apply):
+Measured, back to back in one run; each command's wall time and CPU time (user and
+system, every thread: Porcupine checks the registers in parallel), the CPU time being
+the one to read on a loaded machine:
 
 1. the etcd logs in process: Porcupine's check time per file (parsing excluded) and
    fisheye's (``fisheye.checker.engines.check`` under ``lin``, loading excluded), for
@@ -24,8 +25,10 @@ times are given too where they apply):
    FILES --model lin``), wall time;
 3. one command per file, total wall time, and the median file;
 4. Jepsen-like register histories of ``--ops`` operations (10 keys, 20 clients,
-   ``bench_lin.jepsen_like``), 0 % and 1 % indeterminate writes, linearizable and
-   not: one command each, wall time, ``--timeout`` seconds at most each.
+   ``bench_lin.jepsen_like``, seed 1), 0 % and 1 % indeterminate writes: linearizable
+   by construction, with one late read corrupted (often not linearizable: both
+   verdicts are printed), and with one late read of a value never written (not
+   linearizable): one command each, wall time, ``--timeout`` seconds at most each.
 
 Usage: ``.venv/bin/python bench/bench_porcupine.py [--porcupine DIR] [--ops 100000]
 [--timeout 300] [--skip-large]``.  Prints a table with the ratios fisheye /
@@ -38,6 +41,7 @@ import argparse
 import glob
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -96,26 +100,42 @@ def build_peer(go: str, source: Path, out: Path) -> Path:
     return binary
 
 
+class Timed:
+    """Wall and CPU time (user + system, of the child processes) of a block."""
+
+    def __enter__(self) -> Timed:
+        self.wall0, self.cpu0 = time.perf_counter(), _children_cpu()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.wall = time.perf_counter() - self.wall0
+        self.cpu = _children_cpu() - self.cpu0
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_peer(binary: Path, files: list[Path], timeout: float = 0
-             ) -> tuple[dict[str, tuple[str, float]], float]:
-    """Porcupine's verdict and check time per file, and the command's wall time."""
-    start = time.perf_counter()
-    proc = subprocess.run([str(binary), "-timeout", str(timeout), *map(str, files)], capture_output=True,
-                          text=True, check=True)
-    wall = time.perf_counter() - start
+             ) -> tuple[dict[str, tuple[str, float]], Timed]:
+    """Porcupine's verdict and check time per file, and the command's times."""
+    with Timed() as spent:
+        proc = subprocess.run([str(binary), "-timeout", str(timeout), *map(str, files)], capture_output=True,
+                              text=True, check=True)
     out = {}
     for line in proc.stdout.splitlines():
         name, verdict, seconds = line.split("\t")
         if name != "total":
             out[name] = ({"Ok": "consistent", "Illegal": "violation"}.get(verdict, "unknown"), float(seconds))
-    return out, wall
+    return out, spent
 
 
-def run_fisheye(files: list[Path], *extra: str) -> tuple[subprocess.CompletedProcess, float]:
-    start = time.perf_counter()
-    proc = subprocess.run([str(FISHEYE), "check", *map(str, files), "--model", "lin", *extra],
-                          capture_output=True, text=True)
-    return proc, time.perf_counter() - start
+def run_fisheye(files: list[Path], *extra: str) -> tuple[subprocess.CompletedProcess, Timed]:
+    with Timed() as spent:
+        proc = subprocess.run([str(FISHEYE), "check", *map(str, files), "--model", "lin", *extra],
+                              capture_output=True, text=True)
+    return proc, spent
 
 
 def in_process(files: list[Path]) -> dict[str, tuple[str, float, float]]:
@@ -143,6 +163,13 @@ def ratio(mine: float, theirs: float) -> str:
 
 def row(work: str, theirs: str, mine: str, r: str) -> None:
     say(f"| {work} | {theirs} | {mine} | {r} |")
+
+
+def both(work: str, theirs: Timed, mine: Timed, t_note: str = "", m_note: str = "") -> None:
+    """Two rows: wall time, then CPU time (user + system, every thread)."""
+    row(f"{work}, wall", f"{theirs.wall:.3f}{t_note}", f"{mine.wall:.3f}{m_note}",
+        ratio(mine.wall, theirs.wall))
+    row(f"{work}, CPU", f"{theirs.cpu:.3f}", f"{mine.cpu:.3f}", ratio(mine.cpu, theirs.cpu))
 
 
 def main() -> int:
@@ -180,15 +207,17 @@ def main() -> int:
         row(f"the {len(bad)} non-linearizable ones", f"{t_bad:.3f}", f"{m_bad:.3f}", ratio(m_bad, t_bad))
         _, t_batch = run_peer(binary, logs)
         proc, m_batch = run_fisheye(logs)
-        row("one batch command, wall", f"{t_batch:.3f}", f"{m_batch:.3f}", ratio(m_batch, t_batch))
+        both("one batch command", t_batch, m_batch)
         t_each, m_each = [], []
         for path in logs:
             t_each.append(run_peer(binary, [path])[1])
             m_each.append(run_fisheye([path])[1])
-        row("one command per file, total wall", f"{sum(t_each):.2f}", f"{sum(m_each):.2f}",
-            ratio(sum(m_each), sum(t_each)))
-        row("median single-file command, wall", f"{statistics.median(t_each):.3f}",
-            f"{statistics.median(m_each):.3f}", ratio(statistics.median(m_each), statistics.median(t_each)))
+        for what, pick in (("one command per file, total", sum),
+                           ("median single-file command", statistics.median)):
+            row(f"{what}, wall", f"{pick(t.wall for t in t_each):.3f}", f"{pick(t.wall for t in m_each):.3f}",
+                ratio(pick(t.wall for t in m_each), pick(t.wall for t in t_each)))
+            row(f"{what}, CPU", f"{pick(t.cpu for t in t_each):.3f}", f"{pick(t.cpu for t in m_each):.3f}",
+                ratio(pick(t.cpu for t in m_each), pick(t.cpu for t in t_each)))
         say(f"verdicts: {len(logs) - len(disagree)}/{len(logs)} agree"
             + (f"; disagree: {', '.join(Path(p).name for p in disagree)}" if disagree else ""))
         if not args.skip_large:
@@ -200,24 +229,21 @@ def main() -> int:
 def large(binary: Path, tmp: Path, args: argparse.Namespace) -> None:
     from bench_lin import jepsen_like
 
-    say(f"\n{args.ops:,} operations, 10 keys, 20 clients; one command each, wall seconds "
+    say(f"\n{args.ops:,} operations, 10 keys, 20 clients; one command each, seconds "
         f"(at most {args.timeout:g} s each)")
     say("| history | Porcupine | fisheye | fisheye / Porcupine |\n| --- | ---: | ---: | ---: |")
+    described = {"": "linearizable", "bad": "a read corrupted", "absent": "a read of a value never written"}
     for crash in (0.0, 0.01):
-        for bad in ("", "absent"):
+        for bad in ("", "bad", "absent"):
             history = jepsen_like(1, args.ops, 10, 20, crash, bad)
             path = tmp / f"large-{crash}-{bad or 'good'}.json"
             path.write_text(json.dumps(history.to_json()), encoding="utf-8")
-            try:
-                (theirs, t_wall) = run_peer(binary, [path], args.timeout)
-                t_verdict = theirs[str(path)][0]
-            except subprocess.CalledProcessError as e:
-                t_verdict, t_wall = f"failed ({e.returncode})", float("nan")
-            proc, m_wall = run_fisheye([path], "--timeout", str(args.timeout), "--json")
+            theirs, t_spent = run_peer(binary, [path], args.timeout)
+            t_verdict = theirs[str(path)][0]
+            proc, m_spent = run_fisheye([path], "--timeout", str(args.timeout), "--json")
             m_verdict = json.loads(proc.stdout)["verdict"] if proc.stdout.startswith("{") else "error"
-            name = f"{crash:.0%} indeterminate, {'not linearizable' if bad else 'linearizable'}"
-            row(name, f"{t_wall:.2f} {t_verdict}", f"{m_wall:.2f} {m_verdict}",
-                ratio(m_wall, t_wall) if t_verdict != "unknown" else "-")
+            both(f"{crash:.0%} indeterminate, {described[bad]}", t_spent, m_spent, f" {t_verdict}",
+                 f" {m_verdict}")
 
 
 if __name__ == "__main__":

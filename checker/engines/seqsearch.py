@@ -197,8 +197,9 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
             out.append((i, False))
         return False
 
-    def moves_all_pairs(pos: tuple[int, ...], vals: tuple, lo: int) -> list[tuple[int, bool]]:
-        """Every pair of processes is ordered by real time (lin): one bound for all."""
+    def moves_all_pairs(pos: tuple[int, ...], vals: tuple, lo: int, plo: int) -> list[tuple[int, bool]]:
+        """Every pair of processes is ordered by real time (lin): one bound for all.
+        ``pool[:plo]`` have all been placed."""
         bound = INF
         cands: list[int] = []
         for i in range(lo, P):
@@ -220,20 +221,21 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
             k = pos[i]
             if inv[i][k] <= bound and judge(i, k, vals, out, pend_sigs):
                 return out
-        for i in pool:
-            k = pos[i]
+        for j in range(plo, len(pool)):
+            i = pool[j]
             if inv[i][-1] > bound:
                 break
+            k = pos[i]
             if k == need[i] and judge(i, k, vals, out, pend_sigs):
                 return out
         return out
 
-    def moves(pos: tuple[int, ...], vals: tuple, lo: int) -> list[tuple[int, bool]]:
+    def moves(pos: tuple[int, ...], vals: tuple, lo: int, plo: int) -> list[tuple[int, bool]]:
         """(lane, place?) pairs possible from here; a single forced move alone.  The
         search tries the last first: with real time, the earliest to complete (a
         history that is linearizable is then found without backtracking, mostly)."""
         if timed and complete_g:
-            return moves_all_pairs(pos, vals, lo)
+            return moves_all_pairs(pos, vals, lo, plo)
         out = _moves_general(pos, vals)
         if timed and len(out) > 1:
             out.sort(key=lambda m: (comp[m[0]][pos[m[0]]], inv[m[0]][pos[m[0]]]), reverse=True)
@@ -269,17 +271,23 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
             lo += 1
         return lo
 
-    # iterative depth-first search; a frame: configuration, first unfinished lane,
-    # lanes left unfinished, moves still to try
+    def advance_pool(pos: tuple[int, ...], plo: int) -> int:
+        while plo < len(pool) and pos[pool[plo]] >= lengths[pool[plo]]:
+            plo += 1
+        return plo
+
+    # iterative depth-first search; a frame: configuration, its hash, first unfinished
+    # lane, first pool lane whose last operation is not placed, lanes left unfinished,
+    # moves still to try
     pos, vals = start
     left = sum(1 for i in range(P) if need[i] > 0)
     if left == 0:
         return []
     lo = advance(pos, 0)
-    stack: list[tuple[tuple[int, ...], tuple, int, int, int, list[tuple[int, bool]]]] = [
-        (pos, vals, start_hash, lo, left, moves(pos, vals, lo))]
+    stack: list[tuple[tuple[int, ...], tuple, int, int, int, int, list[tuple[int, bool]]]] = [
+        (pos, vals, start_hash, lo, 0, left, moves(pos, vals, lo, 0))]
     while stack:
-        pos, vals, h, lo, left, todo = stack[-1]
+        pos, vals, h, lo, plo, left, todo = stack[-1]
         if not todo:
             stack.pop()
             if path:
@@ -302,6 +310,6 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
         nleft = left - 1 if npos[i] == need[i] else left
         if nleft == 0:
             return [u for u in path if u is not None]
-        nlo = advance(npos, lo)
-        stack.append((npos, nvals, nh, nlo, nleft, moves(npos, nvals, nlo)))
+        nlo, nplo = advance(npos, lo), advance_pool(npos, plo)
+        stack.append((npos, nvals, nh, nlo, nplo, nleft, moves(npos, nvals, nlo, nplo)))
     return None
