@@ -4,6 +4,7 @@ deliberately failing test file)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -114,3 +115,20 @@ def test_a_failing_check_shows_the_explanation_and_the_replay_command_in_pytest(
     [path] = saved.rglob("*.json")
     assert f"Replay: fisheye explain {path} --model fisheye" in out
     assert "fisheye counterexamples" in out and f"replay: fisheye explain {path}" in out
+
+
+class LocalizedBroadcastWithTwoCrashes(SystemMachine):
+    """The published localized causal broadcast, three processes, two crashes."""
+
+    def make_system(self):
+        return make("lcb", SystemRequest("lcb3", crashes=2))
+
+
+def test_the_state_machine_shrinks_a_validity_violation_of_the_localized_broadcast():
+    with pytest.raises(VerificationFailure, match="violates LCURB1") as failed:
+        run_state_machine_as_test(LocalizedBroadcastWithTwoCrashes, settings=settings(
+            max_examples=100, stateful_step_count=10, deadline=None, database=None, derandomize=True))
+    steps = int(re.match(r"a run of (\d+) steps violates LCURB1", str(failed.value)).group(1))
+    assert 3 <= steps <= 5       # shrunk: the shortest is one broadcast and two crashes
+    [path] = failed.value.files
+    assert fisheye.explain(path).reproduced
