@@ -80,3 +80,12 @@ def test_max_steps_runs_out_with_unknown_and_says_how_to_raise_it(run_cli):
 def test_max_steps_must_be_positive(run_cli, value):
     r = run_cli("check", ETCD_VIOLATION, "--model", "lin", "--max-steps", value)
     assert r.status == 2 and r.out == "" and "--max-steps must be a positive number" in r.err
+
+
+@pytest.mark.parametrize("model", ["cc", "fisheye"])
+def test_max_steps_bounds_the_causal_search_too(run_cli, model):
+    fig4 = Path(__file__).parent.parent / "examples" / "fig4.json"
+    r = run_cli("check", fig4, "--model", model, "--engine", "direct", "--max-steps", "1")
+    assert r.status == 3 and "search budget of 1 nodes" in r.out and f"consistent under {model}" not in r.out
+    decided = run_cli("check", fig4, "--model", model, "--engine", "direct", "--max-steps", "1000")
+    assert decided.status == (0 if model == "cc" else 1)
