@@ -112,3 +112,23 @@ def misnamed(request: SystemRequest) -> System:
 def test_graph_of_the_localized_broadcast_is_its_mutual_locality():
     with pytest.raises(ValueError, match="mutual locality"):
         make("lcb", SystemRequest("lcb3", graph=ProximityGraph.complete(("p", "q", "r"))))
+
+
+def test_an_entry_point_names_a_factory(monkeypatch, capsys):
+    """An installed package's entry point of the group fisheye.systems (here the lww
+    example's factory) is a system name for the registry and the command line."""
+    from importlib.metadata import EntryPoint
+    from pathlib import Path
+
+    import fisheye.checker.systems as systems
+    from fisheye.checker.cli import main
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "examples" / "lww"))
+    eps = [EntryPoint(name="lww", value="lww:make", group=systems.ENTRY_POINT_GROUP)]
+    monkeypatch.setattr(systems, "entry_points",
+                        lambda group: eps if group == systems.ENTRY_POINT_GROUP else [])
+    assert make("lww", SystemRequest("dekker")).info.algorithm == "lww"
+    assert "lww" in systems.entry_point_names()
+    assert main(["explore", "dekker", "--system", "lww", "--model", "sc", "--quiet"]) == 1
+    with pytest.raises(ValueError, match="unknown system 'nope'.*lww"):
+        resolve("nope")

@@ -109,6 +109,14 @@ def test_a_saved_counterexample_replays_on_the_command_line(tmp_path):
     assert run.stdout.rstrip("\n") == fisheye.explain(files[0]).text()
 
 
+@pytest.mark.spark
+def test_spark_explores_the_protocol_like_the_local_search():
+    local, remote = explore("causal", "cc"), explore("causal", "cc", spark="local[2]")
+    assert remote["engine"] == "spark"
+    for key in ("states", "terminal_states", "histories", "violations_total", "properties"):
+        assert remote[key] == local[key], key
+
+
 class LwwRuns(SystemMachine):
     """Random runs of ``dekker`` under sc: Hypothesis finds a run whose history is not
     sequentially consistent (both processes read 0) and shrinks it."""
