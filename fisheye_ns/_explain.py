@@ -144,6 +144,7 @@ def explain(subject: HistoryLike | CheckResult | Counterexample, model: Model | 
 
     title_name = "the history"
     cx: Counterexample | None = None
+    absent: Any = None
     if isinstance(subject, CheckResult):
         if history is None:
             raise TypeError("explain(result) needs the history that was checked: explain(result, history=h)")
@@ -154,8 +155,7 @@ def explain(subject: HistoryLike | CheckResult | Counterexample, model: Model | 
         cx, h = subject, subject.history
     elif isinstance(subject, str | os.PathLike):
         title_name = Path(subject).name
-        cx = _counterexample(subject)
-        h = cx.history if cx is not None else as_history(subject)
+        cx, h, absent = _read(subject)
     else:
         h = as_history(subject)
     if cx is not None:
@@ -165,23 +165,28 @@ def explain(subject: HistoryLike | CheckResult | Counterexample, model: Model | 
             return explain_run(cx, title_name)
     if model is None:
         raise TypeError("explain(history) needs the model the history violates")
-    return explain_history(h, Model(model), as_graph(graph, h), cx, title_name, timeout)
+    return explain_history(h, Model(model), as_graph(graph, h), cx, title_name, timeout, absent)
 
 
-def _counterexample(path: str | os.PathLike[str]) -> Counterexample | None:
-    """The counterexample in the JSON file at ``path``, or None for another file."""
+def _read(path: str | os.PathLike[str]) -> tuple[Counterexample | None, History, Any]:
+    """The file at ``path`` as ``fisheye explain`` reads it: its counterexample (None for
+    another file), its history, and the value that stands for "no value yet" (a Jepsen
+    history's nil; None for the others)."""
     from fisheye.checker import counterexample as cxm
     from fisheye.checker.formats import read_history_object
+    from fisheye.spec.history import parse_history
 
     imported = read_history_object(os.fspath(path))
     whole = imported.document if imported.document is not None else imported.obj
     if imported.format == "json" and cxm.is_counterexample(whole):
-        return cxm.from_json(whole, imported.source)
-    return None
+        cx = cxm.from_json(whole, imported.source)
+        return cx, cx.history, None
+    absent = imported.notes.sentinel if imported.notes is not None else None
+    return None, parse_history(imported.obj, imported.source), absent
 
 
 def explain_history(h: History, model: Model, graph: Any, cx: Counterexample | None, title_name: str,
-                    timeout: float | None) -> Explanation:
+                    timeout: float | None, absent: Any = None) -> Explanation:
     """The argument of a history that violates a model (and of the run behind it)."""
     from fisheye.checker.explain import explain as explain_argument
     from fisheye.spec import realtime
@@ -190,9 +195,10 @@ def explain_history(h: History, model: Model, graph: Any, cx: Counterexample | N
     if realtime.handles(h, model):
         from fisheye.checker.explain.realtime import explain_realtime
 
-        return Explanation(model.value, title, explain_realtime(h, model, graph, timeout=timeout))
+        argument = explain_realtime(h, model, graph, timeout=timeout, absent=absent)
+        return Explanation(model.value, title, argument)
     schedule = [s.to_json() for s in cx.schedule] if cx is not None else []
-    argument = explain_argument(h, model, graph, schedule=schedule, timeout=timeout)
+    argument = explain_argument(h, model, graph, schedule=schedule, timeout=timeout, absent=absent)
     return Explanation(model.value, title, argument, cx, replay=replay_script(cx.schedule if cx else ()))
 
 

@@ -66,6 +66,18 @@ def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]
     return code, capsys.readouterr().out
 
 
+@pytest.mark.parametrize("name, model", [("knossos-rethink-fail-minimal.edn", "lin"),
+                                         ("knossos-rethink-fail-minimal.edn", "cc")])
+def test_explaining_a_jepsen_history_says_nil_as_the_command_line_does(name, model, capsys):
+    path = ROOT / "tests" / "data" / "jepsen" / name
+    code, out = _cli(["explain", str(path), "--model", model, "--quiet"], capsys)
+    if code != 0:
+        with pytest.raises(ExplainError):
+            fisheye.explain(path, model)
+        return
+    assert fisheye.explain(path, model).text() == out.rstrip("\n")
+
+
 def test_explain_prints_what_the_command_line_prints(capsys):
     code, out = _cli(["explain", str(FIG4), "--model", "fisheye", "--quiet"], capsys)
     assert code == 0
