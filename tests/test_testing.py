@@ -114,7 +114,7 @@ def test_a_failing_check_shows_the_explanation_and_the_replay_command_in_pytest(
     assert "Minimal core: 4 of 9 operations." in out and "a contradiction" in out
     [path] = saved.rglob("*.json")
     assert f"Replay: fisheye explain {path} --model fisheye" in out
-    assert "fisheye counterexamples" in out and f"replay: fisheye explain {path}" in out
+    assert "fisheye counterexamples" in out and f"replay: fisheye explain {path} --model fisheye" in out
 
 
 class LocalizedBroadcastWithTwoCrashes(SystemMachine):

@@ -26,14 +26,17 @@ SAVE_DIR: ContextVar[Path | None] = ContextVar("fisheye_save_dir", default=None)
 
 class VerificationFailure(AssertionError):
     """A check that failed: the message explains it; ``files`` are the counterexample
-    (or history) files written, each replayable by the command in the message.  A
-    message given as a function is built when first shown (Hypothesis fails many runs
-    while it shrinks, and shows one)."""
+    (or history) files written and ``replays`` the command that replays each
+    (``fisheye explain FILE`` unless given).  A message given as a function is built
+    when first shown (Hypothesis fails many runs while it shrinks, and shows one)."""
 
-    def __init__(self, message: str | Callable[[], str], files: Sequence[Path] = ()):
+    def __init__(self, message: str | Callable[[], str], files: Sequence[Path] = (),
+                 replays: Sequence[str] | None = None):
         super().__init__(message if isinstance(message, str) else "")
         self._message = message
         self.files = tuple(files)
+        self.replays = tuple(replays) if replays is not None else tuple(
+            shlex.join(["fisheye", "explain", str(f)]) for f in self.files)
 
     def __str__(self) -> str:
         if not isinstance(self._message, str):
@@ -61,6 +64,7 @@ def assert_consistent(history: HistoryLike, model: fisheye.Model | str, graph: G
     explanation of ``fisheye explain``; on *unknown* (``timeout`` ran out) it says so:
     unknown is never a pass.  The history, with the graph checked, is written to a file
     that the message's command checks again."""
+    __tracebackhide__ = True      # pytest shows the caller's line, not this function's
     h = as_history(history)
     g = as_graph(graph, h)
     model = fisheye.Model(model)
@@ -71,12 +75,12 @@ def assert_consistent(history: HistoryLike, model: fisheye.Model | str, graph: G
     path.write_text(json.dumps(h.with_edges(g.edges).to_json(), indent=1) + "\n", encoding="utf-8")
     if result.verdict is fisheye.Verdict.UNKNOWN:
         head = f"the check under {model.value} is unknown (never a pass): {result.message}"
-        command = ["fisheye", "check", str(path), "--model", model.value]
-        raise VerificationFailure(f"{head}\n\nReplay: {shlex.join(command)}", [path])
+        command = shlex.join(["fisheye", "check", str(path), "--model", model.value])
+        raise VerificationFailure(f"{head}\n\nReplay: {command}", [path], [command])
     body = _explanation(lambda: fisheye.explain(h, model, g, timeout=timeout).text(), result.message)
-    command = ["fisheye", "explain", str(path), "--model", model.value]
-    raise VerificationFailure(f"the history violates {model.value}\n\n{body}\n\n"
-                              f"Replay: {shlex.join(command)}", [path])
+    command = shlex.join(["fisheye", "explain", str(path), "--model", model.value])
+    raise VerificationFailure(f"the history violates {model.value}\n\n{body}\n\nReplay: {command}",
+                              [path], [command])
 
 
 def _explanation(text: Any, fallback: str) -> str:
@@ -96,6 +100,7 @@ def assert_explores_clean(system: Any, program: Any = None, model: fisheye.Model
     ``sometimes`` property held and the search completed; return the report.  On a
     violation the message is the explanation of the first one by ``fisheye explain``
     and the command that replays its counterexample file (one file per violation)."""
+    __tracebackhide__ = True
     report = fisheye.explore(system, program, model=model, **options)
     if report.ok:
         return report
@@ -112,5 +117,5 @@ def assert_explores_clean(system: Any, program: Any = None, model: fisheye.Model
                        for v, f in zip(report.violations, files, strict=True))
     raise VerificationFailure(
         f"{report['violations_total']} violations found exploring {report.command}; the first violates "
-        f"{first.violates} ({first.kind}, {first.runs} runs)\n\n{body}\n\n"
+        f"{first.violates} ({first.kind}, {first.runs} run{'' if first.runs == 1 else 's'})\n\n{body}\n\n"
         f"Replay: fisheye explain {shlex.quote(str(files[0]))}\nCounterexample files:\n{listed}", files)

@@ -7,7 +7,6 @@ as the property ``fisheye_counterexample``)."""
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -45,7 +44,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     report = outcome.get_result()
     failure = call.excinfo.value if call.excinfo is not None else None
     if isinstance(failure, VerificationFailure) and failure.files:
-        lines = [f"{f}\n  replay: fisheye explain {shlex.quote(str(f))}" for f in failure.files]
+        replays = zip(failure.files, failure.replays, strict=True)
+        lines = [f"{f}\n  replay: {command}" for f, command in replays]
         report.sections.append(("fisheye counterexamples", "\n".join(lines)))
         for f in failure.files:
             item.user_properties.append(("fisheye_counterexample", str(f)))
