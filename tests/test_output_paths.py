@@ -5,6 +5,7 @@ for every command that writes a file (check --output, convert -o, explain --svg 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,12 @@ def test_a_writable_path_new_or_existing_passes(tmp_path):
     require_writable(str(tmp_path / "old.json"), "--output")
     require_writable("relative-name.json", "--output")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.json"]
+
+
+def test_check_output_makes_one_file_a_batch_and_writes_its_json_lines(run_cli, tmp_path, data_dir):
+    out = tmp_path / "results.jsonl"
+    r = run_cli("check", data_dir / "figure4-b1.json", "--model", "sc", "--output", out)
+    assert r.status == 1 and r.out.splitlines()[-1].startswith("1 files: 0 consistent, 1 violation")
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert rows[0]["verdict"] == "violation" and rows[0]["file"] == str(data_dir / "figure4-b1.json")
+    assert rows[1]["summary"]["violation"] == 1 and rows[1]["exit"] == 1 and len(rows) == 2
