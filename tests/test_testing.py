@@ -96,25 +96,36 @@ def test_schedules_are_runs_of_the_system(data):
 
 FAILING_SUITE = '''
 import fisheye
-from fisheye.testing import assert_consistent
+from fisheye.testing import assert_consistent, assert_explores_clean
 
 def test_fig4_is_fisheye_consistent():
     assert_consistent(fisheye.load({fig4!r}), "fisheye")
+
+def test_the_published_algorithm_1_is_causal():
+    assert_explores_clean("toco", {program!r}, model="cc", graph="p0:p1", variant="published")
 '''
 
 
 def test_a_failing_check_shows_the_explanation_and_the_replay_command_in_pytest(tmp_path):
-    (tmp_path / "test_user.py").write_text(textwrap.dedent(FAILING_SUITE.format(fig4=str(FIG4))))
+    (tmp_path / "test_user.py").write_text(textwrap.dedent(FAILING_SUITE.format(fig4=str(FIG4),
+                                                                                program=PROGRAM)))
     saved = tmp_path / "found"
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--fisheye-dir",
-                          str(saved), "test_user.py"], cwd=tmp_path, capture_output=True, text=True)
+                          str(saved), "--junitxml", "junit.xml", "test_user.py"],
+                         cwd=tmp_path, capture_output=True, text=True)
     out = run.stdout
-    assert run.returncode == 1, out + run.stderr
+    assert run.returncode == 1 and "2 failed" in out, out + run.stderr
     assert "VerificationFailure: the history violates fisheye" in out
     assert "Minimal core: 4 of 9 operations." in out and "a contradiction" in out
-    [path] = saved.rglob("*.json")
+    [path] = saved.joinpath("test_user.py--test_fig4_is_fisheye_consistent").glob("*.json")
     assert f"Replay: fisheye explain {path} --model fisheye" in out
     assert "fisheye counterexamples" in out and f"replay: fisheye explain {path} --model fisheye" in out
+    # the exploration: the run's explanation, its replay script, one file per violation
+    files = sorted(saved.joinpath("test_user.py--test_the_published_algorithm_1_is_causal").glob("*.json"))
+    assert len(files) == 3 and "The run violates causal order" in out and "Replay script:" in out
+    assert all(f"replay: fisheye explain {f}" in out for f in files)
+    junit = (tmp_path / "junit.xml").read_text()
+    assert junit.count('name="fisheye_counterexample"') == 4 and str(path) in junit
 
 
 class LocalizedBroadcastWithTwoCrashes(SystemMachine):
