@@ -1,22 +1,22 @@
 """The registry of systems: from a name to a system factory
-(:data:`fisheye.impl.api.SystemFactory`), used by the command line, counterexample
-files and replay.
+(:data:`fisheye.impl.api.SystemFactory`), the one way the command line, the explorer,
+Spark, counterexample files and replay build a system.
 
 A name is one of
 
-* a built-in: ``toco`` (Algorithm 2 over Algorithm 1, section 4.2 of the paper, or over
-  the broadcast specification at level ``abstract``) and ``lcb`` (Algorithm 2 or plain
-  broadcasts over the localized causal broadcast);
+* a built-in (:data:`fisheye.impl.builtin_systems.BUILTIN`), a factory like any other;
+* a name registered in this process (:func:`register`);
 * the name of an entry point of the group ``fisheye.systems`` of an installed package
   (``[project.entry-points."fisheye.systems"] lww = "mypkg.lww:make"``);
 * ``package.module:factory``, a factory importable from the Python path (the current
-  directory included, as ``python -m`` does);
-* a name given to :func:`register` in this Python process (``fisheye.register_system``).
+  directory included, as ``python -m`` does).
 
 A factory takes a :class:`fisheye.impl.api.SystemRequest` and returns a system that
-provides :class:`fisheye.impl.api.System`; :func:`make` checks that it does, and that it
+provides :class:`fisheye.impl.api.System`; :func:`make` checks that it does, that it
 records the name it was made under (``info.algorithm``), so that every file it produces
-names a factory that rebuilds it.
+names a factory that rebuilds it, and that it is the system asked for
+(:func:`record_mismatch`).  :func:`context` explores it as it asks to be explored
+(:class:`fisheye.impl.api.ExploredAs`: a quotient, a reduction), or as it is.
 """
 
 from __future__ import annotations
@@ -29,21 +29,12 @@ from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Any
 
-from fisheye.impl.api import HasChannels, Network, System, SystemFactory, SystemRequest
+from fisheye.impl.api import ExploredAs, HasChannels, Network, System, SystemFactory, SystemRequest
+from fisheye.impl.builtin_systems import BUILTIN as BUILTIN_FACTORIES
 from fisheye.spec.graph import ProximityGraph, parse_graph_option
 
 ENTRY_POINT_GROUP = "fisheye.systems"
-BUILTIN = ("toco", "lcb")
-
-
-def _builtin(name: str) -> SystemFactory:
-    if name == "toco":
-        from fisheye.impl.system import toco_factory
-
-        return toco_factory
-    from fisheye.impl.lcb import lcb_factory
-
-    return lcb_factory
+BUILTIN: tuple[str, ...] = tuple(BUILTIN_FACTORIES)
 
 
 def _from_path(name: str) -> SystemFactory:
@@ -133,7 +124,8 @@ def register(name: str, factory: SystemFactory) -> None:
 def resolve(name: str) -> SystemFactory:
     """The factory of ``name`` (``ValueError`` naming what is wrong)."""
     if name in BUILTIN:
-        return _builtin(name)
+        module, _, attr = BUILTIN_FACTORIES[name].partition(":")
+        return _callable(name, getattr(importlib.import_module(module), attr))
     if name in _REGISTERED:
         return _REGISTERED[name]
     for ep in entry_points(group=ENTRY_POINT_GROUP):
@@ -175,7 +167,8 @@ def make(name: str, request: SystemRequest) -> System[Any]:
 
 def record_mismatch(request: SystemRequest, system: System[Any]) -> str | None:
     """What the built system does not do of what ``request`` asked for (its network,
-    graph, scenario or program, options, variant, mutant, crashes, level), as words
+    graph, scenario or program, options, crashes, level; a variant or a mutant each
+    factory validates itself), as words
     naming the first mismatch; None when it keeps the request.  The explorer verifies
     this instead of trusting the factory: a system that ignored ``--network`` or
     ``--graph`` would be explored as another system than the one named."""
@@ -195,18 +188,15 @@ def record_mismatch(request: SystemRequest, system: System[Any]) -> str | None:
             return f"the graph {request.graph!r}, which does not fit its processes ({e})"
     if isinstance(want, ProximityGraph) and want.edge_set != system.graph.edge_set:
         return f"the graph {want.describe()}, but it runs with {system.graph.describe()}"
-    if request.scenario is not None and request.scenario not in (info.scenario, info.program):
-        if info.program is None or not _same_program(request.scenario, info.program):
+    asked = request.scenario if request.scenario is None else str(request.scenario)  # a Program: its text
+    if asked is not None and asked not in (info.scenario, info.program):
+        if info.program is None or not _same_program(asked, info.program):
             recorded = info.scenario if info.scenario is not None else info.program
-            return f"the scenario {request.scenario!r}, but it records {recorded!r}"
+            return f"the scenario {asked!r}, but it records {recorded!r}"
     recorded = dict(info.options)        # the factory's defaults of the options not asked included
     for key, value in request.options:
         if key not in recorded or recorded[key] != value:
             return f"the option {key}={value!r}, but it records {recorded.get(key, 'none')!r}"
-    for field in ("variant", "mutant"):
-        asked, got = getattr(request, field), getattr(info, field)
-        if asked is not None and str(asked) != str(got):
-            return f"the {field} {asked}, but it records {got}"
     if request.crashes != info.crashes:
         return f"{request.crashes} crashes, but it records {info.crashes}"
     if request.level != info.level:
@@ -226,17 +216,13 @@ def _same_program(a: str, b: str) -> bool:
 def context(name: str, request: SystemRequest, *, reduction: str = "auto",
             prune_deviations: bool = True) -> Any:
     """The exploration context (:class:`fisheye.checker.explore.Context`) of the
-    system ``name``: the built-in ones as the explorer builds them (Algorithm 1's
-    quotient and transition model), any other one as its factory makes it."""
+    system ``name`` built for ``request`` (:func:`make`), explored as the system asks
+    (:class:`fisheye.impl.api.ExploredAs`) or as it is."""
     from .explore.expand import Context
-    from .explore.scenarios import make_context
 
-    if name in BUILTIN:
-        if request.scenario is None:
-            raise ValueError(f"{name} needs a scenario")
-        graph = request.graph if request.graph is not None else "paper"
-        return make_context(request.scenario, graph, level=request.level, algorithm=name,
-                            variant=request.variant or "corrected", network=request.network.value,
-                            mutant=request.mutant, crashes=request.crashes, reduction=reduction,
-                            prune_deviations=prune_deviations)
-    return Context(make(name, request), reduction=reduction, prune_deviations=prune_deviations)
+    system = make(name, request)
+    if isinstance(system, ExploredAs):
+        view = system.explored_as(reduction, prune_deviations)
+        return Context(view.system, reduction=view.reduction, prune_deviations=prune_deviations,
+                       may_send=view.may_send)
+    return Context(system, reduction=reduction, prune_deviations=prune_deviations)

@@ -419,6 +419,30 @@ class Quotient(Protocol[S]):
     def lift(self, schedule: Sequence[Step]) -> list[Step]: ...
 
 
+@dataclass(frozen=True)
+class ExplorationView:
+    """What an explorer explores of a system: ``system`` (the system itself, or a
+    reduced view of it: a :class:`Quotient`), the ``reduction`` to use, and ``may_send``
+    (the system's own over-approximation for the process-level persistent sets; None:
+    the explored system's, if any)."""
+
+    system: Any
+    reduction: str
+    may_send: Callable[[Any, str, str], bool] | None = None
+
+
+@runtime_checkable
+class ExploredAs(Protocol):
+    """A system that says how it is best explored: ``explored_as(reduction,
+    prune_deviations)`` gives the :class:`ExplorationView` for the reduction asked
+    (``auto``, ``none``, ``stubborn``, ``process``) and whether runs whose conditioning
+    reads deviate are pruned.  Assumes: the view has the terminal states, histories,
+    outcomes, delivery logs and property verdicts of the system (a quotient lifts its
+    schedules back).  Without it a system is explored as it is."""
+
+    def explored_as(self, reduction: str, prune_deviations: bool) -> ExplorationView: ...
+
+
 # ---- replay and observation ---------------------------------------------------------------
 class SystemFault(Exception):
     """The system under test failed: it broke the contract (two different messages in

@@ -71,6 +71,7 @@ from . import programs, registers, urb
 from .actors import Actor, Crashed, CrashStopSystem, GlobalState, record_history
 from .api import (
     Expectation,
+    ExplorationView,
     Network,
     Property,
     PropertyKind,
@@ -398,6 +399,12 @@ class LcbSystem(CrashStopSystem[LcbProc]):
                 return str(found[0]) if found else None
             return Property(name, Expectation.ALWAYS, PropertyKind.BROADCAST, check)
         return tuple(prop(name) for name in lcurb.PROPERTIES)
+
+    def explored_as(self, reduction: str, prune_deviations: bool) -> ExplorationView:
+        """:class:`~fisheye.impl.api.ExploredAs`: no transition model is known for this
+        system, so ``auto`` is the full search (the process-level reduction, which
+        assumes the locality lemma of docs/por.md, only when asked)."""
+        return ExplorationView(self, "none" if reduction == "auto" else reduction)
 
     def may_send(self, state: GlobalState, q: str, p: str) -> bool:
         """An over-approximation of "q may still append a message to the channel q -> p":

@@ -35,6 +35,7 @@ from .actors import Actor
 from .api import (
     Channel,
     Expectation,
+    ExplorationView,
     MessagePassing,
     Network,
     Property,
@@ -124,6 +125,23 @@ class TocoSystem(MessagePassing["GlobalState"]):
         state = dict(self.__dict__)
         state["_select_cache"] = {}  # do not ship the memo (e.g. to Spark workers)
         return state
+
+    def explored_as(self, reduction: str, prune_deviations: bool) -> ExplorationView:
+        """:class:`~fisheye.impl.api.ExploredAs`: the reads with a figure's value
+        conditioned when runs that deviate are pruned, and unless ``reduction`` is
+        ``none`` (the full search, every raw step) Algorithm 1's dead-clock quotient
+        (:class:`fisheye.impl.toco_quotient.ProtocolSystem`) with this system's own
+        ``may_send`` for the process-level persistent sets."""
+        raw = self
+        if prune_deviations != self.condition_reads:
+            raw = TocoSystem(self.program, self.graph, network=self.network, variant=self.variant,
+                             mutant=self.mutant, scenario=self.info.scenario,
+                             condition_reads=prune_deviations)
+        if reduction == "none":
+            return ExplorationView(raw, "none")
+        from .toco_quotient import ProtocolSystem
+
+        return ExplorationView(ProtocolSystem(raw), reduction, raw.may_send)
 
     def _select(self, i: int, tstate: TocoState) -> Msg | None:
         """Line 26's choice at p_i, memoised (``enabled`` and ``apply`` both need it;

@@ -123,3 +123,9 @@ def test_a_random_run_cut_by_max_steps_is_not_a_pass(capsys):
     no_pass(out)
     assert main(["simulate", DEKKER, "--system", "user_systems:eager", "--seed", "1"]) in (0, 1)
     assert "CUT SHORT" not in capsys.readouterr().out
+
+
+def test_a_system_that_fails_on_spark_is_a_system_error_too(capsys):
+    code, out, err = explore(capsys, "raising", DEKKER, "--spark", "--master", "local[1]")
+    assert code == 4 and out == ""
+    assert "ZeroDivisionError: division by zero in on_receive" in err and "schedule that triggers it" in err

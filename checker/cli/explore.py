@@ -251,19 +251,9 @@ def run(args: argparse.Namespace) -> int:
         _prepare_dir(args.save)
 
     def context(reduction: str) -> Any:
-        if system_name in ("toco", "lcb"):
-            return make_context(args.scenario, graph, level=opts["level"], algorithm=system_name,
-                                variant=opts["variant"], network=opts["network"], mutant=args.mutant,
-                                crashes=opts["crashes"], reduction=reduction,
-                                prune_deviations=not args.no_prune)
-        from fisheye.impl.api import Network, SystemRequest
-
-        from ..systems import context as system_context
-
-        request = SystemRequest(scenario=args.scenario, graph=graph, network=Network.parse(opts["network"]),
-                                variant=args.variant, mutant=args.mutant, crashes=opts["crashes"],
-                                level=opts["level"])
-        return system_context(system_name, request, reduction=reduction, prune_deviations=not args.no_prune)
+        return make_context(args.scenario, graph, level=opts["level"], algorithm=system_name,
+                            variant=args.variant, network=opts["network"], mutant=args.mutant,
+                            crashes=opts["crashes"], reduction=reduction, prune_deviations=not args.no_prune)
 
     try:
         ctx = context(args.reduction)
@@ -282,7 +272,7 @@ def run(args: argparse.Namespace) -> int:
                 msg += f"; with --algorithm lcb: {', '.join(LCB_SCENARIOS)}"
         raise UsageError(msg) from None
     model = None if opts["model"] == "none" else opts["model"]
-    level = "protocol" if system_name == "lcb" else opts["level"]
+    level = ctx.system.info.level
     progress = None if args.quiet else Progress(label=f"explore {args.scenario} ({level})")
 
     def builder(c: Any) -> ReportBuilder:
@@ -338,7 +328,7 @@ def system_error(ctx: Any, fault: Any, name: str) -> int:
     else:
         steps = json.dumps([s.to_json() for s in found.schedule])
         where = f"schedule that triggers it ({plural(len(found.schedule), 'step')}): {steps}"
-    print(f"fisheye: system error in {name}: {found.fault.message}; {where}", file=sys.stderr)
+    print(f"fisheye: system error in {name}: {(found.fault or fault).message}; {where}", file=sys.stderr)
     return SYSTEM_ERROR
 
 
@@ -357,10 +347,20 @@ def _explore(args: argparse.Namespace, ctx: Any, builder: Any, memory: int | Non
             spark_builder = builder(ctx)
         except ValueError as e:
             raise UsageError(str(e)) from None
-        report = spark_explore(ctx, spark_builder, master=args.master, partitions=args.partitions,
-                               max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout,
-                               progress=not args.quiet,
-                               parquet=args.parquet, checkpoint=args.checkpoint, verbose=args.verbose)
+        try:
+            report = spark_explore(ctx, spark_builder, master=args.master, partitions=args.partitions,
+                                   max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout,
+                                   progress=not args.quiet,
+                                   parquet=args.parquet, checkpoint=args.checkpoint, verbose=args.verbose)
+        except Exception:
+            # a failure of the system on an executor reaches the driver as Spark's error: if
+            # the system fails, found again here, report it as the system error it is
+            from ..explore.fault import locate
+
+            found = locate(ctx, None)
+            if found.fault is not None:
+                raise found.fault from None
+            raise
     else:
         from ..explore.engine import explore
 

@@ -22,14 +22,17 @@ class LocatedFault:
     """The fault and the schedule that triggers it (the failing step last; None when
     the search for it ran out of ``max_states``)."""
 
-    fault: SystemFault
+    fault: SystemFault | None
     schedule: tuple[Step, ...] | None
 
 
-def locate(ctx: Context, fault: SystemFault, *, max_states: int = 200_000) -> LocatedFault:
+def locate(ctx: Context, fault: SystemFault | None, *, max_states: int = 200_000) -> LocatedFault:
     """The shortest schedule from the initial state whose last step fails as ``fault``
     did (the first failure a breadth-first search meets: the explorer visits states in
-    the same order, so it is the one the exploration met, or one as short)."""
+    the same order, so it is the one the exploration met, or one as short).  ``fault``
+    None: whether the system fails at all within ``max_states`` (a failure on Spark's
+    executors reaches the driver as Spark's own error; a fault found is the fault, a
+    schedule None that none was found)."""
     try:
         first = initial_bytes(ctx)
     except SystemFault as f:

@@ -1,13 +1,7 @@
-"""Glue: from a scenario name (or a program) and options to an exploration context, at
-either level, and the one-call :func:`run` used by the command line, the tests and the
-benchmarks.
-
-* ``protocol`` level: :func:`fisheye.impl.system.make_system` (Algorithm 2 over
-  Algorithm 1 over FIFO or unordered channels), with the system's own ``may_send``
-  sharpening the process-level persistent sets;
-* ``abstract`` level: :class:`fisheye.impl.abstract.AbstractSystem` (Algorithm 2 over the
-  broadcast specification);
-* ``--algorithm lcb``: the localized causal broadcast of ``fisheye.impl.lcb``.
+"""Glue: from a scenario name (or a program) and options to an exploration context,
+through the registry of systems (:func:`fisheye.checker.systems.context`: the system's
+factory builds it, and it says how it is explored), and the one-call :func:`run` used by
+the command line, the tests and the benchmarks.
 """
 
 from __future__ import annotations
@@ -15,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fisheye.impl.api import Network, SystemRequest
+from fisheye.impl.builtin_systems import DEFAULT
 from fisheye.impl.programs import Program
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.models import Model
@@ -23,51 +19,20 @@ from .engine import Progress, explore
 from .expand import Context
 from .report import ReportBuilder
 
-LEVELS = ("protocol", "abstract")
-ALGORITHMS = ("toco", "lcb")
-
 
 def make_context(scenario: str | Program, graph: str | ProximityGraph | None = "paper", *,
-                 level: str = "protocol", algorithm: str = "toco", variant: str = "corrected",
+                 level: str = "protocol", algorithm: str = DEFAULT, variant: str | None = None,
                  network: str = "fifo", mutant: str | None = None, crashes: int = 0,
                  reduction: str = "auto", prune_deviations: bool = True) -> Context:
-    """Build the system and its exploration context.  ``ValueError`` on bad names."""
-    if level not in LEVELS:
-        raise ValueError(f"unknown level {level!r} (expected protocol or abstract)")
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r} (expected toco or lcb)")
-    if algorithm == "lcb":
-        if level != "protocol":
-            raise ValueError("--algorithm lcb exists at the protocol level only")
-        try:
-            from fisheye.impl.lcb import make_lcb_system
-        except ImportError:
-            raise ValueError("the localized causal broadcast (fisheye.impl.lcb) is not available") from None
-        kwargs: dict[str, Any] = {"crashes": crashes, "network": network}
-        system = make_lcb_system(scenario, **kwargs)
-        # No transition model is known for this system: the full search unless asked
-        # (the process-level reduction assumes the locality lemma of docs/por.md).
-        return Context(system, reduction="none" if reduction == "auto" else reduction,
-                       prune_deviations=prune_deviations)
-    if crashes:
-        raise ValueError("--crashes applies to --algorithm lcb only (Algorithm 1 assumes no crash)")
-    from fisheye.impl.system import make_system, resolve_program
+    """The exploration context of the system ``algorithm`` of the registry (a name, or
+    ``package.module:factory``) for this scenario and these options.  ``ValueError`` on
+    bad names or options (the system's factory says which)."""
+    from ..systems import context
 
-    if level == "protocol":
-        raw = make_system(scenario, graph, network=network, variant=variant, mutant=mutant,
-                          condition_reads=prune_deviations)
-        if reduction == "none":       # the full search: the raw system, every step
-            return Context(raw, reduction="none", prune_deviations=prune_deviations)
-        from fisheye.impl.toco_quotient import ProtocolSystem
-
-        return Context(ProtocolSystem(raw), reduction=reduction, prune_deviations=prune_deviations,
-                       may_send=raw.may_send)
-    from fisheye.impl.abstract import AbstractSystem
-
-    proto = make_system(scenario, graph)          # resolves the scenario and the graph text
-    program, sc = resolve_program(scenario)
-    system = AbstractSystem(program, proto.graph, scenario=sc.name if sc else None)
-    return Context(system, reduction=reduction, prune_deviations=prune_deviations)
+    request = SystemRequest(scenario=scenario, graph=graph,  # type: ignore[arg-type]
+                            network=Network.parse(network), variant=variant, mutant=mutant,
+                            crashes=crashes, level=level)
+    return context(algorithm, request, reduction=reduction, prune_deviations=prune_deviations)
 
 
 def run(ctx: Context, *, level: str | None = None, model: str | Model | None = "fisheye",
