@@ -101,3 +101,14 @@ def test_memory_option_is_checked(tmp_path):
     assert proc.stderr.strip() == "fisheye: --memory: 'lots' is not a size (e.g. 4G, 512M)"
     proc, _ = run_fisheye("check", path, "--model", "cc", "--memory", "2G")
     assert proc.returncode == 0 and "consistent under cc" in proc.stdout
+
+
+def test_a_broken_pipe_that_bypasses_the_guard_is_unknown_never_a_pass(run_cli, monkeypatch):
+    from fisheye.checker.cli import check as check_cli
+
+    def writes_past_the_guard(args):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(check_cli, "run", writes_past_the_guard)
+    r = run_cli("check", EXAMPLES / "fig4.json", "--model", "sc")
+    assert r.status == 3 and "standard output was closed before the end" in r.err

@@ -128,6 +128,9 @@ def _run(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("fisheye: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output written past the guard (ClosedPipeTolerant) to a closed pipe
+        print("fisheye: standard output was closed before the end (exit 3: unknown)", file=sys.stderr)
+        return 3
     except MemoryError:  # outside an engine (reading a file, say): unknown, never a verdict
         print("fisheye: ran out of memory (exit 3: unknown)", file=sys.stderr)
         return 3
