@@ -197,7 +197,8 @@ def main() -> int:
         say("| work | Porcupine | fisheye | fisheye / Porcupine |\n| --- | ---: | ---: | ---: |")
         theirs, _ = run_peer(binary, logs)
         mine = in_process(logs)
-        disagree = [p for p in mine if mine[p][0] != theirs[p][0]]
+        refused = [p for p in mine if mine[p][0] == "bad input"]
+        disagree = [p for p in mine if mine[p][0] != theirs[p][0] and p not in refused]
         bad = [p for p in mine if theirs[p][0] == "violation"]
         t_all, m_all = sum(v[1] for v in theirs.values()), sum(v[1] for v in mine.values())
         cpu = sum(v[2] for v in mine.values())
@@ -218,8 +219,11 @@ def main() -> int:
                 ratio(pick(t.wall for t in m_each), pick(t.wall for t in t_each)))
             row(f"{what}, CPU", f"{pick(t.cpu for t in t_each):.3f}", f"{pick(t.cpu for t in m_each):.3f}",
                 ratio(pick(t.cpu for t in m_each), pick(t.cpu for t in t_each)))
-        say(f"verdicts: {len(logs) - len(disagree)}/{len(logs)} agree"
-            + (f"; disagree: {', '.join(Path(p).name for p in disagree)}" if disagree else ""))
+        checked = len(logs) - len(refused)
+        say(f"verdicts: {checked - len(disagree)}/{checked} agree"
+            + (f"; disagree: {', '.join(Path(p).name for p in disagree)}" if disagree else "")
+            + "".join(f"; refused by fisheye as bad input: {Path(p).name} ({Path(p).stat().st_size} bytes, "
+                      f"Porcupine: {theirs[p][0]})" for p in refused))
         if not args.skip_large:
             large(binary, Path(tmp), args)
     say(f"load after: {os.getloadavg()[0]:.2f}")
