@@ -123,3 +123,23 @@ def test_options_that_do_not_apply_are_usage_errors(run_cli, data_dir, args, mes
 def test_standard_input_is_not_a_corpus_file(run_cli, data_dir):
     r = run_cli("check", "-", data_dir / "figure1.json", "--model", "cc", "--spark", "--master", MASTER)
     assert r.status == 2 and r.err.startswith("fisheye: --spark checks files: - (standard input)")
+
+
+def test_a_usage_error_on_an_executor_is_one_line_and_nothing_written(run_cli, tmp_path, data_dir,
+                                                                     monkeypatch):
+    from fisheye.checker.cli import check as check_cli
+    from fisheye.checker.spark import corpus as corpus_module
+
+    def no_engine(*args: Any, **kwargs: Any) -> None:
+        raise ModuleNotFoundError("No module named 'z3'")
+
+    monkeypatch.setattr(check_cli, "check", no_engine)
+    options = build_parser().parse_args(["check", "-", "--model", "cc", "--engine", "z3"])
+    failure = corpus_module._check_one(options, str(tmp_path), str(data_dir / "figure1.json"))
+    assert failure == corpus_module.UsageFailure("engine 'z3' is not available (No module named 'z3')")
+    monkeypatch.setattr(corpus_module, "check_files", lambda *a: [failure])
+    out = tmp_path / "results.jsonl"
+    r = run_cli("check", data_dir / "figure1.json", "--model", "cc", "--spark", "--master", MASTER,
+                "--output", out)
+    assert r.status == 2 and r.out == "" and r.err == f"fisheye: {failure.message}\n"
+    assert not out.exists()

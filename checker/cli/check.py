@@ -277,11 +277,11 @@ class BatchReport:
     file, each bad file's error on stderr, then the summary), and with ``--output`` the
     same JSON lines written to that file."""
 
-    def __init__(self, args: argparse.Namespace, files: int):
+    def __init__(self, args: argparse.Namespace, files: int, start: float | None = None):
         self.json, self.files = args.json, files
         self.output = open(args.output, "w", encoding="utf-8") if args.output else None  # noqa: SIM115
         self.counts: Counter[str] = Counter()
-        self.start = time.perf_counter()
+        self.start = time.perf_counter() if start is None else start
 
     def add(self, row: BatchRow) -> None:
         self.counts[row.outcome] += 1

@@ -24,6 +24,8 @@ import argparse
 import heapq
 import json
 import os
+import time
+from dataclasses import dataclass
 from typing import Any
 
 from fisheye.checker.errors import UsageError
@@ -72,21 +74,31 @@ def check_files(spark: Any, args: argparse.Namespace, files: list[str]) -> list[
     return [rows[i] for i in range(len(files))]
 
 
+@dataclass(frozen=True)
+class UsageFailure:
+    """What a task returns for a file instead of its row when the command line itself is
+    wrong there (an engine the executor lacks, for instance): the driver raises it as the
+    batch would have, one line and exit status 2."""
+
+    message: str
+
+
 def _check_one(options: argparse.Namespace, cwd: str, path: str) -> Any:
     """One file's row, on an executor (relative paths from the driver's directory)."""
     from fisheye.checker.cli.check import BAD_INPUT, BatchRow, batch_row
 
-    if os.path.isabs(path):
-        return batch_row(options, path)
     here = os.getcwd()
-    try:
-        os.chdir(cwd)
-    except OSError:
-        error = f"the driver's directory {cwd} is not reachable from this executor"
-        return BatchRow(path, BAD_INPUT, f"{path}: bad input: {error}",
-                        json.dumps({"file": path, "error": error, "exit": 2}), error)
+    if not os.path.isabs(path):
+        try:
+            os.chdir(cwd)
+        except OSError:
+            error = f"the driver's directory {cwd} is not reachable from this executor"
+            return BatchRow(path, BAD_INPUT, f"{path}: bad input: {error}",
+                            json.dumps({"file": path, "error": error, "exit": 2}), error)
     try:
         return batch_row(options, path)
+    except UsageError as e:
+        return UsageFailure(str(e))
     finally:
         os.chdir(here)
 
@@ -101,8 +113,13 @@ def run_corpus(args: argparse.Namespace, files: list[str]) -> int:
         raise UsageError("--spark checks files: - (standard input) cannot be one of them")
     if args.progress:
         raise UsageError("--progress applies to the files checked in this process, not to --spark")
-    report = BatchReport(args, len(files))
+    start = time.perf_counter()
     spark = start_session(args.master, app_name=APP_NAME)
-    for row in check_files(spark, args, files):
+    rows = check_files(spark, args, files)
+    failure = next((r for r in rows if isinstance(r, UsageFailure)), None)
+    if failure is not None:
+        raise UsageError(failure.message)
+    report = BatchReport(args, len(files), start)
+    for row in rows:
         report.add(row)
     return report.finish()
