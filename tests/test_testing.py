@@ -143,3 +143,10 @@ def test_the_state_machine_shrinks_a_validity_violation_of_the_localized_broadca
     assert 3 <= steps <= 5       # shrunk: the shortest is one broadcast and two crashes
     [path] = failed.value.files
     assert fisheye.explain(path).reproduced
+
+
+def test_the_plugin_pytest_loads_in_every_run_is_light():
+    probe = ("import sys, fisheye.testing.plugin; prefixes = ('fisheye.', 'hypothesis', 'z3', 'numba'); "
+             "print(sorted(m for m in sys.modules if m.startswith(prefixes)))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['fisheye.testing', 'fisheye.testing.failure', 'fisheye.testing.plugin']"

@@ -21,19 +21,22 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .assertions import VerificationFailure, assert_consistent, assert_explores_clean
+from .failure import VerificationFailure
 
 if TYPE_CHECKING:
+    from .assertions import assert_consistent, assert_explores_clean
     from .stateful import SystemMachine
 
 __all__ = ["SystemMachine", "VerificationFailure", "assert_consistent", "assert_explores_clean", "strategies"]
+
+_NAMES = {"assert_consistent": "fisheye.testing.assertions",
+          "assert_explores_clean": "fisheye.testing.assertions",
+          "SystemMachine": "fisheye.testing.stateful"}
 
 
 def __getattr__(name: str) -> Any:
     if name == "strategies":
         return importlib.import_module("fisheye.testing.strategies")
-    if name == "SystemMachine":
-        from .stateful import SystemMachine
-
-        return SystemMachine
+    if name in _NAMES:
+        return getattr(importlib.import_module(_NAMES[name]), name)
     raise AttributeError(f"module 'fisheye.testing' has no attribute {name!r}")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from .assertions import SAVE_DIR, VerificationFailure, slug
+from .failure import SAVE_DIR, VerificationFailure, slug
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -27,7 +27,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from fisheye.checker.judge import Judge, model_checker
 from fisheye.impl.api import ChecksBroadcast, Step, System
 
-from .assertions import VerificationFailure, save_dir, slug
+from .failure import VerificationFailure, save_dir, slug
 
 SEARCH = "a Hypothesis state machine (fisheye.testing.SystemMachine)"
 
