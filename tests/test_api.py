@@ -122,6 +122,20 @@ def test_explore_a_program_of_algorithm_2_as_the_command_line_does(tmp_path, cap
     assert json.loads(out)["states"] == rep["states"]
 
 
+@pytest.mark.parametrize("system, program, options", [
+    ("toco", "p0: write(X,1); p1: read(X)", {"level": "abstract", "model": "cc"}),
+    ("toco", "p0: write(X,1); p1: read(X)", {"variant": "published", "mutant": "no-t1",
+                                             "network": "unordered"}),
+    ("lcb", "lcb3", {"crashes": 1, "model": None}),
+])
+def test_the_recorded_command_runs_the_same_exploration(system, program, options, capsys):
+    rep = fisheye.explore(system, program, **options)
+    code, out = _cli([*shlex.split(rep.command)[1:], "--quiet", "--json"], capsys)
+    assert code == rep.status.exit_code
+    cli = json.loads(out)
+    assert (cli["states"], cli["histories"], cli["level"]) == (rep["states"], rep["histories"], rep["level"])
+
+
 def test_a_cut_short_exploration_is_unknown_never_a_pass():
     rep = fisheye.explore("toco", PROGRAM, model="cc", graph="p0:p1", max_states=5)
     assert rep.status is fisheye.Verdict.UNKNOWN and not rep.ok
