@@ -185,3 +185,23 @@ def test_compiled_kernel_where_none_exists_is_refused():
     assert run(make_context(PBN, "paper", network="unordered"), max_states=100)["kernel"] == "python"
     with pytest.raises(ValueError, match="exact states"):
         run(make_context(PBN, "paper"), kernel="compiled", exact=True)
+
+
+@pytest.mark.parametrize("shards", [1, 3])
+def test_spark_level_step_on_the_kernel_gives_the_reference_run(shards):
+    """The Spark search's level step (run in process: every level narrow) on the compiled
+    kernel admits, expands and groups exactly as on the reference."""
+    from fisheye.checker.spark import bfs
+
+    class NoSpark:          # every level narrow: Spark is asked only to hold the terminal groups
+        def parallelize(self, groups, n):
+            return groups
+
+    runs = {}
+    for kernel in ("compiled", "python"):
+        r = bfs.run(NoSpark(), make_context(PBN, "paper", variant="published"), partitions=shards,
+                    driver_width=10 ** 9, kernel=kernel)
+        runs[kernel] = (r.states, r.transitions, r.pruned, r.max_depth, r.complete,
+                        sorted((g[0], repr(g[1]), g[2]) for g in r.groups))
+    assert runs["compiled"] == runs["python"]
+    assert runs["compiled"][0] == 18127

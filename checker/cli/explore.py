@@ -233,8 +233,6 @@ def run(args: argparse.Namespace) -> int:
     memory = _size(args.memory)
     if args.checkpoint and args.resume and args.checkpoint != args.resume:
         raise UsageError("--checkpoint and --resume name different directories")
-    if args.spark and args.kernel == "compiled":
-        raise UsageError("--kernel compiled applies to the local search (Spark runs the Python form)")
     if args.resume and args.spark:
         raise UsageError("--resume applies to the local search (with --spark, --checkpoint DIR is Spark's "
                          "reliable checkpoint directory)")
@@ -351,7 +349,8 @@ def _explore(args: argparse.Namespace, ctx: Any, builder: Any, memory: int | Non
             report = spark_explore(ctx, spark_builder, master=args.master, partitions=args.partitions,
                                    max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout,
                                    progress=not args.quiet,
-                                   parquet=args.parquet, checkpoint=args.checkpoint, verbose=args.verbose)
+                                   parquet=args.parquet, checkpoint=args.checkpoint, verbose=args.verbose,
+                                   kernel=args.kernel)
         except Exception:
             # a failure of the system on an executor reaches the driver as Spark's error: if
             # the system fails, found again here, report it as the system error it is

@@ -50,12 +50,17 @@ from fisheye.checker.explore.expand import (
     INNER,
     PRUNED,
     Context,
+    Expansion,
     TerminalRecord,
     expand_bytes,
     fingerprint,
     initial_bytes,
 )
+from fisheye.checker.explore.expand import expand as expand_state
+from fisheye.checker.explore.kernel import select_kernel
 from fisheye.checker.explore.store import FingerprintSet
+from fisheye.impl.kernel_api import INNER as K_INNER
+from fisheye.impl.kernel_api import PRUNED as K_PRUNED
 
 Path = tuple[int, ...]
 FINGERPRINT_BITS = 64
@@ -129,10 +134,11 @@ def admit(visited: FingerprintSet, fps: np.ndarray, paths: list[Path]) -> list[i
 
 
 def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
-         counters: list[int], expand: bool = True) -> Iterator[tuple[int, tuple]]:
+         counters: list[int], expand: bool = True, kernel: str = "python") -> Iterator[tuple[int, tuple]]:
     """Shard ``index`` of ``n`` at one level: admit, expand, route (module docstring).
     Adds this level's counters to ``counters``; yields ``(destination, payload)``.
-    ``expand=False`` (the depth bound): admit only."""
+    ``expand=False`` (the depth bound): admit only.  ``kernel="compiled"``: the states are
+    rows of the system's compiled kernel, the admitted ones expanded in one batch."""
     visited, groups = FingerprintSet(), {}
     fps_parts: list[np.ndarray] = []
     blobs: list[bytes] = []
@@ -154,26 +160,48 @@ def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
         return
     best: dict[int, tuple[bytes, Path]] = {}
     transitions = pruned = 0
-    fp_of = fingerprint_bytes
-    for i in fresh:
-        path = paths[i]
-        e = expand_bytes(ctx, blobs[i])
-        if e.kind == INNER:
-            transitions += len(e.children)
-            for j, child in enumerate(e.children):
-                fp = fp_of(child)
-                p2 = path + (j,)
-                old = best.get(fp)
-                if old is None or _key(p2) < _key(old[1]):
-                    best[fp] = (child, p2)
-        elif e.kind == PRUNED:
-            pruned += 1
-        else:
-            rec = e.record
-            assert rec is not None
-            key = group_key(rec)
-            g: Group = (1, rec, path)
-            groups[key] = merge_group(groups[key], g) if key in groups else g
+
+    def offer(fp: int, child: bytes, p2: Path) -> None:
+        old = best.get(fp)
+        if old is None or _key(p2) < _key(old[1]):
+            best[fp] = (child, p2)
+
+    def terminal(e: Expansion, path: Path) -> int:
+        if e.kind == PRUNED:
+            return 1
+        rec = e.record
+        assert rec is not None
+        key = group_key(rec)
+        g: Group = (1, rec, path)
+        groups[key] = merge_group(groups[key], g) if key in groups else g
+        return 0
+
+    kern = select_kernel(ctx, kernel) if kernel == "compiled" else None
+    if kern is not None and fresh:
+        rows = np.frombuffer(b"".join(blobs[i] for i in fresh), dtype=kern.dtype)
+        rows = rows.reshape(len(fresh), kern.width)
+        batch = kern.expand(rows)
+        transitions += len(batch.keys)
+        for x, status in enumerate(batch.status.tolist()):
+            if status == K_PRUNED:
+                pruned += 1
+            elif status != K_INNER:
+                pruned += terminal(expand_state(ctx, kern.decode(rows[x])), paths[fresh[x]])
+        children = batch.children
+        for x, (fp, par, j) in enumerate(zip(batch.keys.tolist(), batch.parent.tolist(), batch.step.tolist(),
+                                             strict=True)):
+            offer(fp, children[x].tobytes(), paths[fresh[par]] + (j,))
+    elif kern is None:
+        fp_of = fingerprint_bytes
+        for i in fresh:
+            path = paths[i]
+            e = expand_bytes(ctx, blobs[i])
+            if e.kind == INNER:
+                transitions += len(e.children)
+                for j, child in enumerate(e.children):
+                    offer(fp_of(child), child, path + (j,))
+            else:
+                pruned += terminal(e, path)
     yield index, (SHARD, visited, groups)
     emitted = 0
     if best:
@@ -253,8 +281,8 @@ class _SparkLevels:
     """The Spark side of the search: each level's output RDD (pair format), persisted and
     checkpointed, and the JVM-built shuffle that feeds the next level."""
 
-    def __init__(self, sc: Any, ctx: Context, n: int):
-        self.sc, self.n, self.ctx = sc, n, ctx
+    def __init__(self, sc: Any, ctx: Context, n: int, kernel: str = "python"):
+        self.sc, self.n, self.ctx, self.kernel = sc, n, ctx, kernel
         self.token = uuid.uuid4().hex
         self.blob: Any = None         # the context, broadcast once the first level runs on Spark
         self.out: Any = None          # the last level's output (PipelinedRDD in pair format)
@@ -289,11 +317,11 @@ class _SparkLevels:
         """Run one level on Spark (``expand=False``: admit only); returns its counters."""
         acc = acc_factory()
         src = self._shuffled() if self.out is not None else self._input
-        token, blob, n = self.token, self.blob, self.n
+        token, blob, n, kernel = self.token, self.blob, self.n, self.kernel
 
         def task(index: int, it: Iterable[tuple[int, tuple]]) -> Iterator[bytes]:
             counters = [0] * N_COUNTERS
-            yield from _as_shuffle_pairs(step(_context(token, blob), index, n, it, counters, expand))
+            yield from _as_shuffle_pairs(step(_context(token, blob), index, n, it, counters, expand, kernel))
             acc.add(counters)
             _freeze_survivors()
 
@@ -370,19 +398,26 @@ class SparkRun:
 def run(sc: Any, ctx: Context, *, partitions: int, max_states: int | None = None,
         max_depth: int | None = None, timeout: float | None = None, driver_width: int = DRIVER_WIDTH,
         driver_states: int = DRIVER_STATES,
-        progress: Callable[[LevelStat], None] | None = None) -> SparkRun:
+        progress: Callable[[LevelStat], None] | None = None, kernel: str = "python") -> SparkRun:
     """Explore the reduced state graph of ``ctx`` to a fixpoint (or a budget): levels with
     at least ``driver_width`` candidates on Spark, the others in the driver.  With
     ``max_depth``, the states at that depth are admitted but not expanded (as the local
-    engine does)."""
+    engine does).  ``kernel``: ``compiled`` runs the system's compiled kernel on the
+    batches (states travel as its rows, named by its fingerprints), ``python`` the
+    reference."""
     start = time.perf_counter()
     bound = max_depth               # (the name max_depth is the deepest level reached below)
     n = partitions
-    blob = initial_bytes(ctx)
-    fp = fingerprint_bytes(blob)
+    kern = select_kernel(ctx, kernel) if kernel == "compiled" else None
+    if kern is None:
+        blob = initial_bytes(ctx)
+        fp = fingerprint_bytes(blob)
+    else:
+        row = kern.encode(ctx.system.initial())[None, :]
+        blob, fp = row.tobytes(), int(kern.fingerprints(row)[0])
     local: dict[int, list[tuple]] | None = {
         fp % n: [(BATCH, np.array([fp], dtype=np.uint64), [blob], [()])]}
-    spark = _SparkLevels(sc, ctx, n)
+    spark = _SparkLevels(sc, ctx, n, kernel)
 
     def acc() -> Any:
         return sc.accumulator([0] * N_COUNTERS, _VectorSum())
@@ -405,7 +440,8 @@ def run(sc: Any, ctx: Context, *, partitions: int, max_states: int | None = None
             c = [0] * N_COUNTERS
             nxt: dict[int, list[tuple]] = {}
             for d in range(n):
-                for dst, payload in step(ctx, d, n, ((d, p) for p in local.get(d, ())), c, not bounded):
+                for dst, payload in step(ctx, d, n, ((d, p) for p in local.get(d, ())), c, not bounded,
+                                         kernel):
                     nxt.setdefault(dst, []).append(payload)
             local = nxt
         states = c[VISITED]

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from fisheye.checker.explore.expand import FINAL, Context, fingerprint, schedule_of_path
+from fisheye.checker.explore.kernel import kernel_name, select_kernel
 from fisheye.checker.explore.report import ReportBuilder
 from fisheye.checker.result import Verdict
 from fisheye.spec.graph import ProximityGraph
@@ -60,7 +61,7 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
             timeout: float | None = None,
             progress: Callable[[LevelStat], None] | bool | None = None, parquet: str | None = None,
             spark: Any = None, verbose: bool = False, checkpoint: str | None = None,
-            driver_width: int = bfs.DRIVER_WIDTH) -> dict[str, Any]:
+            driver_width: int = bfs.DRIVER_WIDTH, kernel: str = "auto") -> dict[str, Any]:
     """Explore ``ctx`` on Spark and return the report (docs/contract.md, "Exploration report").
 
     ``master``: a Spark master URL (None: ``spark-submit``'s, else ``local[*]``);
@@ -69,7 +70,10 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
     ``parquet``: also write the table of terminal groups there (:mod:`.output`);
     ``verbose``: Spark's own log on stderr; ``checkpoint``: a reliable checkpoint
     directory (every executor must reach it; the search then survives a lost executor);
-    ``driver_width``: levels with fewer candidate states run in the driver."""
+    ``driver_width``: levels with fewer candidate states run in the driver; ``kernel``:
+    ``auto``, ``compiled`` or ``python`` (:func:`fisheye.checker.explore.kernel.select_kernel`),
+    what the workers run."""
+    kname = kernel_name(select_kernel(ctx, kernel))
     if spark is None:
         spark = start_session(master, verbose=verbose, checkpoint_dir=checkpoint)
     elif checkpoint is not None:
@@ -78,7 +82,7 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
     n = partitions or sc.defaultParallelism
     printer = level_printer() if progress is True else (progress or None)
     run: SparkRun = bfs.run(sc, ctx, partitions=n, max_states=max_states, max_depth=max_depth,
-                            timeout=timeout, driver_width=driver_width, progress=printer)
+                            timeout=timeout, driver_width=driver_width, progress=printer, kernel=kname)
     if progress is True:
         sys.stderr.write("\n")
     graph = builder.model_graph or builder.graph
@@ -98,11 +102,12 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
     items_rdd.unpersist()
     run.release()
     return build_report(ctx, builder, run, items, master=sc.master, parquet=parquet,
-                        parquet_rows=parquet_rows)
+                        parquet_rows=parquet_rows, kernel=kname)
 
 
 def build_report(ctx: Context, builder: ReportBuilder, run: SparkRun, items: list[Item], *,
-                 master: str, parquet: str | None, parquet_rows: int | None) -> dict[str, Any]:
+                 master: str, parquet: str | None, parquet_rows: int | None,
+                 kernel: str = "python") -> dict[str, Any]:
     builder.engine = "spark"
     for _count, rec, _path, verdict in items:
         if verdict is not None:     # checked on an executor, once per distinct history
@@ -114,7 +119,7 @@ def build_report(ctx: Context, builder: ReportBuilder, run: SparkRun, items: lis
         for _ in range(count):
             builder.add_terminal(rec, len(path), schedule)
     per_level = [b.seconds - a.seconds for a, b in zip(run.levels, run.levels[1:], strict=False)]
-    extra = {"spark": {
+    extra: dict[str, Any] = {"kernel": kernel, "spark": {
         "master": master,
         "partitions": run.partitions,
         "levels": len(run.levels),
