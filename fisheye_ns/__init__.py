@@ -54,6 +54,8 @@ _NAMES: dict[str, str] = {
     "Actor": "fisheye.impl.actors",
     "ActorSystem": "fisheye.impl.actors",
     "CrashStopSystem": "fisheye.impl.actors",
+    "Sends": "fisheye.impl.actors",
+    "parse_graph_option": "fisheye.spec.graph",
     "SystemRequest": "fisheye.impl.api",
     "Property": "fisheye.impl.properties",
     "Expectation": "fisheye.impl.properties",
@@ -65,18 +67,18 @@ _NAMES: dict[str, str] = {
 
 __all__ = ["Actor", "ActorSystem", "CheckResult", "CrashStopSystem", "Expectation", "Explanation",
            "History", "HistoryError", "Model", "Network", "Property", "PropertyKind", "ProximityGraph",
-           "Report", "Step", "SystemRequest", "Verdict", "Violation", "check", "explain", "explore",
-           "load", "register_system", "replay"]
+           "Report", "Sends", "Step", "SystemRequest", "Verdict", "Violation", "check", "explain",
+           "explore", "load", "parse_graph_option", "register_system", "replay"]
 
 if TYPE_CHECKING:
     from fisheye._check import check, load
     from fisheye._explain import Explanation, explain
     from fisheye._explore import Report, Violation, explore, register_system
     from fisheye.checker.result import CheckResult, Verdict
-    from fisheye.impl.actors import Actor, ActorSystem, CrashStopSystem
+    from fisheye.impl.actors import Actor, ActorSystem, CrashStopSystem, Sends
     from fisheye.impl.api import Network, Step, SystemRequest, replay
     from fisheye.impl.properties import Expectation, Property, PropertyKind
-    from fisheye.spec.graph import ProximityGraph
+    from fisheye.spec.graph import ProximityGraph, parse_graph_option
     from fisheye.spec.history import History, HistoryError
     from fisheye.spec.models import Model
 

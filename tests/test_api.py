@@ -193,3 +193,11 @@ def test_explore_on_spark_finds_what_the_local_search_finds():
     assert remote["engine"] == "spark" and remote.status is fisheye.Verdict.VIOLATION
     for key in ("states", "terminal_states", "histories", "violations_total", "properties"):
         assert remote[key] == local[key], key
+
+
+def test_the_protocol_example_uses_only_the_public_api():
+    for path in (ROOT / "examples" / "lww").glob("*.py"):
+        imports = re.findall(r"^\s*(?:from|import)\s+([\w.]+)", path.read_text(), re.MULTILINE)
+        public = ("fisheye", "fisheye.testing")
+        internal = [m for m in imports if m.split(".")[0] == "fisheye" and m not in public]
+        assert not internal, f"{path.name} imports {internal}"

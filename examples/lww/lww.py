@@ -1,5 +1,6 @@
 """A last-writer-wins replicated store ordered by Lamport timestamps: a user protocol
-written on fisheye's per-process API, outside the fisheye package.
+written on fisheye's per-process API (the names of ``fisheye`` only), outside the
+fisheye package.
 
 Every process keeps a replica of every register with the timestamp of the write it
 holds.  ``X.write(v)``: tick the Lamport clock, install ``v`` with timestamp
@@ -26,9 +27,17 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from fisheye.impl.actors import Actor, ActorSystem, Sends
-from fisheye.impl.api import Expectation, Property, PropertyKind, SystemRequest
-from fisheye.spec.graph import ProximityGraph, parse_graph_option
+from fisheye import (
+    Actor,
+    ActorSystem,
+    Expectation,
+    Property,
+    PropertyKind,
+    ProximityGraph,
+    Sends,
+    SystemRequest,
+    parse_graph_option,
+)
 
 # A program: per process, operations ("w", X, v) or ("r", X).
 SCENARIOS: dict[str, dict[str, tuple[tuple[Any, ...], ...]]] = {
