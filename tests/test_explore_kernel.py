@@ -60,6 +60,20 @@ def agree_everywhere(ctx) -> int:
     return len(seen)
 
 
+def walks(ctx, kernel: ProtocolKernel, rng: random.Random, runs: int) -> int:
+    """Compare along ``runs`` random runs of the reduced graph; return the steps taken."""
+    steps = 0
+    for _ in range(runs):
+        state = ctx.system.initial()
+        while True:
+            kids = agree_at(ctx, kernel, state)
+            if not kids:
+                break
+            steps += 1
+            state = rng.choice(kids)
+    return steps
+
+
 @pytest.mark.parametrize("graph,variant,states", [
     ("paper", "corrected", 17352), ("paper", "published", 18127),
     pytest.param("empty", "corrected", 40301, marks=pytest.mark.slow),
@@ -103,32 +117,13 @@ def test_kernel_equals_reference_with_awaits_and_broadcasts():
 def test_kernel_equals_reference_on_fig6_conditioned_and_not(graph, prune):
     ctx = make_context("fig6", graph, prune_deviations=prune)
     assert ctx.system.raw.condition_reads is prune
-    kernel = ProtocolKernel(ctx.system, prune=prune)
-    rng = random.Random(11)
-    for _ in range(40):
-        state = ctx.system.initial()
-        while True:
-            kids = agree_at(ctx, kernel, state)
-            if not kids:
-                break
-            state = rng.choice(kids)
+    assert walks(ctx, ProtocolKernel(ctx.system, prune=prune), random.Random(11), 40) > 200
 
 
 @pytest.mark.parametrize("graph", ["paper", "complete"])
 def test_kernel_equals_reference_on_random_walks_of_fig6(graph):
     ctx = make_context("fig6", graph)
-    kernel = ProtocolKernel(ctx.system, prune=True)
-    rng = random.Random(5)
-    steps = 0
-    for _ in range(60):
-        state = ctx.system.initial()
-        while True:
-            kids = agree_at(ctx, kernel, state)
-            if not kids:
-                break
-            steps += 1
-            state = rng.choice(kids)
-    assert steps > 500
+    assert walks(ctx, ProtocolKernel(ctx.system, prune=True), random.Random(5), 60) > 500
 
 
 # ---- the whole search: the compiled path's report is the reference's -------------------------
