@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from fisheye.spec import realtime, validate
+from fisheye.spec import realtime
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History
 from fisheye.spec.models import Model, unsupported
@@ -156,7 +156,9 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
             raise EngineBug(f"engine {result.engine} said consistent without a witness")
         if progress is not None and len(history.ops) > 5000:
             progress(f"{model}: validating the witness ({len(history.ops)} operations)")
-        bad = validate.problems(history, model, graph, result.witness)
+        from fisheye.spec.validate import problems  # only a consistent verdict needs it (start-up)
+
+        bad = problems(history, model, graph, result.witness)
         if bad:
             raise EngineBug(f"engine {result.engine} gave a witness the spec rejects: {bad[0]}")
     message = result.message
