@@ -69,6 +69,10 @@ class Report:
     def __getitem__(self, key: str) -> Any:
         return self.data[key]
 
+    def __repr__(self) -> str:
+        return (f"Report({self.status.value}, states={self.data['states']}, "
+                f"violations={self.data['violations_total']}, command={self.command!r})")
+
     @property
     def status(self) -> Verdict:
         from fisheye.checker.explore import exit_status

@@ -138,6 +138,7 @@ def test_the_recorded_command_runs_the_same_exploration(system, program, options
 
 def test_a_cut_short_exploration_is_unknown_never_a_pass():
     rep = fisheye.explore("toco", PROGRAM, model="cc", graph="p0:p1", max_states=5)
+    assert repr(rep).startswith("Report(unknown, states=")      # short: pytest prints it on failure
     assert rep.status is fisheye.Verdict.UNKNOWN and not rep.ok
 
 
