@@ -451,11 +451,14 @@ class SystemFault(Exception):
     ``state``, or building the initial state); an explorer reports it with the
     schedule that reaches it, as a system error (not a violation)."""
 
-    def __init__(self, message: str, *, step: Step | None = None, state: Any = None):
+    def __init__(self, message: str, *, step: Step | None = None, state: Any = None,
+                 schedule: tuple[Step, ...] | None = None):
         super().__init__(message)
         self.message = message
         self.step = step
         self.state = state
+        self.schedule = schedule
+        """The schedule from the initial state whose last step fails (when known)."""
 
 
 class ReplayError(ValueError):

@@ -129,3 +129,15 @@ def test_a_system_that_fails_on_spark_is_a_system_error_too(capsys):
     code, out, err = explore(capsys, "raising", DEKKER, "--spark", "--master", "local[1]")
     assert code == 4 and out == ""
     assert "ZeroDivisionError: division by zero in on_receive" in err and "schedule that triggers it" in err
+
+
+def test_simulate_reports_a_failing_system_as_a_system_error(capsys):
+    code = main(["simulate", DEKKER, "--system", "user_systems:raising", "--seed", "3"])
+    out, err = capsys.readouterr()
+    assert code == 4 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert "ZeroDivisionError: division by zero in on_receive (while taking the step recv" in err
+    steps = err.split("schedule that triggers it (", 1)[1].split("): ", 1)[1]
+    schedule = [Step.from_json(s) for s in json.loads(steps)]
+    s = user_systems.build(SystemRequest(DEKKER, system="raising"), user_systems.Raising)
+    with pytest.raises(ZeroDivisionError):
+        s.apply(replay(s, schedule[:-1]), schedule[-1])

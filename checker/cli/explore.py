@@ -318,15 +318,10 @@ def system_error(ctx: Any, fault: Any, name: str) -> int:
     """Report a failure of the system under test (one line on stderr: what failed and
     the schedule that triggers it, to replay) and return the exit status of a system
     error."""
-    from ..explore.fault import SYSTEM_ERROR, locate
+    from ..explore.fault import SYSTEM_ERROR, fault_line, locate
 
     found = locate(ctx, fault)
-    if found.schedule is None:
-        where = "the schedule that reaches it was not found within the search budget"
-    else:
-        steps = json.dumps([s.to_json() for s in found.schedule])
-        where = f"schedule that triggers it ({plural(len(found.schedule), 'step')}): {steps}"
-    print(f"fisheye: system error in {name}: {(found.fault or fault).message}; {where}", file=sys.stderr)
+    print(fault_line(name, (found.fault or fault).message, found.schedule), file=sys.stderr)
     return SYSTEM_ERROR
 
 

@@ -29,12 +29,13 @@ import json
 import sys
 from typing import Any
 
-from fisheye.impl.api import Step
+from fisheye.impl.api import Step, SystemFault
+from fisheye.impl.builtin_systems import DEFAULT
 from fisheye.impl.programs import SCENARIO_NAMES
-from fisheye.impl.system import make_system
 from fisheye.impl.toco import Mutant, Variant
 
 from ..errors import UsageError
+from ..explore.fault import SYSTEM_ERROR, fault_line
 from ..explore.simulation import random_run
 from .plain import edges_text, history_lines, step_text, system_words
 
@@ -86,44 +87,39 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.replay is not None:
         return run_replay(args)
-    if args.system not in (None, "toco"):
-        return run_system(args)
-    if args.scenario is None:
-        raise UsageError("simulate needs a SCENARIO (or --replay FILE)")
-    graph = args.graph
-    try:
-        if ":" not in args.scenario and args.scenario not in SCENARIO_NAMES:
-            raise ValueError(f"unknown scenario {args.scenario!r} (expected one of: "
-                             f"{', '.join(SCENARIO_NAMES)}, or a program 'p: write(X,1); q: a=read(X)')")
-        if ":" in args.scenario and graph is not None and graph.strip() == "paper":
-            raise ValueError("--graph paper: a program has no paper graph (its default graph is empty; "
-                             "give edges p:q,r:s)")
-        system = make_system(args.scenario, graph, network=args.network or "fifo",
-                             variant=args.variant or Variant.CORRECTED.value, mutant=args.mutant)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    seed = 0 if args.seed is None else args.seed
-    schedule, state = random_run(system, seed, max_steps=args.max_steps)
-    return report_run(system, schedule, state, args.json, seed=seed, scenario=args.scenario)
-
-
-def run_system(args: argparse.Namespace) -> int:
-    """A system of the registry other than Algorithms 1 and 2: its factory builds it from
-    the options given (and rejects, naming it, an option it does not take)."""
+    if args.system in (None, DEFAULT):
+        _check_builtin(args)
     from fisheye.impl.api import Network, SystemRequest
 
     from ..systems import make
 
+    name = args.system or DEFAULT
     request = SystemRequest(scenario=args.scenario, graph=args.graph,
                             network=Network.parse(args.network or "fifo"), variant=args.variant,
-                            mutant=args.mutant, system=args.system)
+                            mutant=args.mutant, system=name)
     try:
-        system = make(args.system, request)
+        system = make(name, request)
     except ValueError as e:
         raise UsageError(str(e)) from None
     seed = 0 if args.seed is None else args.seed
-    schedule, state = random_run(system, seed, max_steps=args.max_steps)
+    try:
+        schedule, state = random_run(system, seed, max_steps=args.max_steps)
+    except SystemFault as f:
+        print(fault_line(name, f.message, f.schedule), file=sys.stderr)
+        return SYSTEM_ERROR
     return report_run(system, schedule, state, args.json, seed=seed, scenario=args.scenario or "")
+
+
+def _check_builtin(args: argparse.Namespace) -> None:
+    """The default system's scenario: a name or a program (one plain line otherwise)."""
+    if args.scenario is None:
+        raise UsageError("simulate needs a SCENARIO (or --replay FILE)")
+    if ":" not in args.scenario and args.scenario not in SCENARIO_NAMES:
+        raise UsageError(f"unknown scenario {args.scenario!r} (expected one of: "
+                         f"{', '.join(SCENARIO_NAMES)}, or a program 'p: write(X,1); q: a=read(X)')")
+    if ":" in args.scenario and args.graph is not None and args.graph.strip() == "paper":
+        raise UsageError("--graph paper: a program has no paper graph (its default graph is empty; "
+                         "give edges p:q,r:s)")
 
 
 def run_replay(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ reaches it, found by a breadth-first search with the explorer's own steps
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -52,6 +53,18 @@ def locate(ctx: Context, fault: SystemFault | None, *, max_states: int = 200_000
                     nxt.append((child, (*path, step)))
         level = nxt
     return LocatedFault(fault, None)
+
+
+def fault_line(system_name: str, message: str, schedule: Sequence[Step] | None) -> str:
+    """The one line a command prints for a system error: what failed, and the schedule
+    (JSON steps, as in counterexample files) whose last step triggers it."""
+    if schedule is None:
+        where = "the schedule that reaches it was not found within the search budget"
+    else:
+        n = len(schedule)
+        steps = json.dumps([s.to_json() for s in schedule])
+        where = f"schedule that triggers it ({n} step{'' if n == 1 else 's'}): {steps}"
+    return f"fisheye: system error in {system_name}: {message}; {where}"
 
 
 def _schedule(ctx: Context, path: Sequence[Step], step: Step | None) -> tuple[Step, ...]:

@@ -20,7 +20,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from fisheye.impl.api import Step, System
+from fisheye.impl.api import Step, System, SystemFault
+
+from .expand import fault
 
 UNIFORM, SWARM = "uniform", "swarm"
 CHOOSERS = (UNIFORM, SWARM)
@@ -36,11 +38,17 @@ def random_run(system: System[Any], rng: random.Random | int, *, max_steps: int 
         raise ValueError(f"unknown chooser {chooser!r} (expected one of: {', '.join(CHOOSERS)})")
     if not isinstance(rng, random.Random):
         rng = random.Random(rng)
-    state = system.initial()
     schedule: list[Step] = []
+    try:
+        state = system.initial()
+    except Exception as e:
+        raise fault(e, None, None, "building the initial state") from e
     weights: dict[tuple[str, str], float] = {}
     for _ in range(max_steps):
-        enabled = list(system.enabled(state))
+        try:
+            enabled = list(system.enabled(state))
+        except Exception as e:
+            raise _located(fault(e, state, None, "listing the enabled steps"), schedule) from e
         if not enabled:
             break
         if chooser == SWARM:
@@ -54,8 +62,16 @@ def random_run(system: System[Any], rng: random.Random | int, *, max_steps: int 
         else:
             step = enabled[rng.randrange(len(enabled))]
         schedule.append(step)
-        state = system.apply(state, step)
+        try:
+            state = system.apply(state, step)
+        except Exception as e:
+            raise _located(fault(e, state, step, "taking the step"), schedule) from e
     return schedule, state
+
+
+def _located(f: SystemFault, schedule: list[Step]) -> SystemFault:
+    f.schedule = tuple(schedule)
+    return f
 
 
 __all__ = ["CHOOSERS", "SWARM", "UNIFORM", "random_run"]
