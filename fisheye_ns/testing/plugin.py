@@ -3,7 +3,7 @@ is installed): each test's failed checks write their files to a directory of the
 own, ``.fisheye/<test>/`` under the rootdir (``--fisheye-dir DIR`` for another), and
 the report of a test that failed a check lists them in a section
 ``fisheye counterexamples`` with the command that replays each (and in the JUnit XML
-as the property ``fisheye_counterexample``)."""
+as the property ``fisheye_counterexample``).  ``-p no:fisheye`` turns it off."""
 
 from __future__ import annotations
 
