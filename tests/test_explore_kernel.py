@@ -200,3 +200,18 @@ def test_spark_level_step_on_the_kernel_gives_the_reference_run(shards):
                         sorted((g[0], repr(g[1]), g[2]) for g in r.groups))
     assert runs["compiled"] == runs["python"]
     assert runs["compiled"][0] == 18127
+
+
+def test_sorted_runs_hold_a_level_s_keys_like_a_set():
+    from fisheye.checker.explore.store import SortedRuns
+
+    rng = np.random.default_rng(1)
+    runs, ref = SortedRuns(), set()
+    for _ in range(300):
+        keys = np.unique(rng.integers(0, 5000, rng.integers(0, 50)).astype(np.uint64))
+        hit = runs.known(keys)
+        assert hit.tolist() == [int(x) in ref for x in keys]
+        runs.add(keys[~hit])
+        ref |= {int(x) for x in keys[~hit]}
+        assert len(runs.runs) <= 2 + int(np.log2(max(len(ref), 1)))
+    assert runs.sorted().tolist() == sorted(ref) and len(runs) == len(ref)

@@ -50,7 +50,7 @@ from .codec import FINGERPRINT_BITS, collision_probability
 from .expand import INNER, PRUNED, Context, expand, replayable, schedule_of_path
 from .kernel import kernel_name, select_kernel
 from .report import ReportBuilder
-from .store import NO_PARENT, DiskLog, ExactSet, FingerprintSet, Frontier, MemoryLog, RowFrontier
+from .store import NO_PARENT, DiskLog, ExactSet, FingerprintSet, Frontier, MemoryLog, RowFrontier, SortedRuns
 
 FIRST_CHECKPOINT = 60.0     # seconds: the first checkpoint, whatever checkpoint_every says
 CHUNK = 256                 # states expanded between two looks at the clock and the budgets
@@ -418,7 +418,7 @@ class Level:
         tally, builder = self.tally, self.builder
         width = len(frontier)
         stopped: str | None = None
-        seen = np.zeros(0, dtype=np.uint64)         # this level's admitted keys, sorted
+        seen = SortedRuns()                         # this level's admitted keys
         for rows in _blocks(frontier, KERNEL_CHUNK, kern.width, kern.dtype):
             batch = kern.expand(rows)
             keys = batch.keys
@@ -426,10 +426,8 @@ class Level:
             if cand.size:
                 _, first = np.unique(keys[cand], return_index=True)
                 cand = cand[np.sort(first)]
-                if seen.size:
-                    ck = keys[cand]
-                    pos = np.minimum(np.searchsorted(seen, ck), seen.size - 1)
-                    cand = cand[seen[pos] != ck]
+                if len(seen):
+                    cand = cand[~seen.known(keys[cand])]
             limit = rows.shape[0]                   # the states whose expansion counts
             if self.max_states is not None and tally.states + cand.size > self.max_states:
                 room = max(self.max_states - tally.states, 0)
@@ -438,7 +436,7 @@ class Level:
                 stopped = self._budget_stop()
             if cand.size:
                 ck = keys[cand]
-                seen = np.insert(seen, np.searchsorted(seen, np.sort(ck)), np.sort(ck))
+                seen.add(ck)
                 nxt.extend(batch.children[cand])
                 parents = kern.fingerprints(rows)
                 self.log.add_many(ck, parents[batch.parent[cand]], batch.step[cand])
@@ -457,7 +455,7 @@ class Level:
             stopped = self._after_chunk(width)
             if stopped is not None:
                 break
-        return nxt, seen, stopped
+        return nxt, seen.sorted(), stopped
 
 
 def _blocks(frontier: RowFrontier, size: int, width: int, dtype: Any) -> Iterator[np.ndarray]:

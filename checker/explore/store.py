@@ -77,6 +77,44 @@ class FingerprintSet:
             self.old = np.load(f)
 
 
+class SortedRuns:
+    """A growing set of 64-bit keys as a few sorted arrays whose sizes at least double
+    from the newest to the oldest (two runs of comparable size are merged), so that adding
+    n keys in blocks costs O(n log n) and a lookup is one ``searchsorted`` per run: the
+    keys admitted so far at one level of a compiled search."""
+
+    def __init__(self) -> None:
+        self.runs: list[np.ndarray] = []
+
+    def __len__(self) -> int:
+        return sum(int(r.size) for r in self.runs)
+
+    def known(self, keys: np.ndarray) -> np.ndarray:
+        hit = np.zeros(keys.size, dtype=bool)
+        for r in self.runs:
+            pos = np.minimum(np.searchsorted(r, keys), r.size - 1)
+            hit |= r[pos] == keys
+        return hit
+
+    def add(self, keys: np.ndarray) -> None:
+        """Add keys none of which is in the set yet."""
+        if not keys.size:
+            return
+        run = np.sort(keys)
+        while self.runs and self.runs[-1].size <= 2 * run.size:
+            last = self.runs.pop()
+            run = np.insert(last, np.searchsorted(last, run), run)
+        self.runs.append(run)
+
+    def sorted(self) -> np.ndarray:
+        """Every key, in one sorted array."""
+        if not self.runs:
+            return np.zeros(0, dtype=np.uint64)
+        out = np.concatenate(self.runs)
+        out.sort()
+        return out
+
+
 class ExactSet:
     """Visited states as their exact encodings (no fingerprint collision possible)."""
 
