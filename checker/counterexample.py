@@ -267,7 +267,7 @@ def replay(cx: Counterexample, *, engine: str = "auto") -> Replayed:
     """Rebuild the system, replay the schedule, and check the same violation occurs."""
     system = cx.system()
     try:
-        state = replay_schedule(system, cx.schedule)
+        state = replay_schedule(system, cx.schedule)    # a failing system: SystemFault, a system error
     except ReplayError as e:
         return Replayed(False, f"the schedule does not replay: {e}")
     if cx.violates == DEADLOCK:

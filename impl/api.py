@@ -466,12 +466,18 @@ class ReplayError(ValueError):
 
 
 def replay(system: System[S], schedule: Sequence[Step]) -> S:
-    """Run ``schedule`` from the initial state; every step must be enabled."""
+    """Run ``schedule`` from the initial state; every step must be enabled
+    (:class:`ReplayError` otherwise).  An exception the system raises taking a step is
+    a :class:`SystemFault` carrying the schedule up to that step."""
     state = system.initial()
     for i, step in enumerate(schedule):
         if step not in system.enabled(state):
             raise ReplayError(f"step {i} ({step}) is not enabled")
-        state = system.apply(state, step)
+        try:
+            state = system.apply(state, step)
+        except Exception as e:
+            raise SystemFault(f"{type(e).__name__}: {e} (while taking the step {step})", step=step,
+                              state=state, schedule=tuple(schedule[:i + 1])) from e
     return state
 
 

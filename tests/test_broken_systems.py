@@ -141,3 +141,15 @@ def test_simulate_reports_a_failing_system_as_a_system_error(capsys):
     s = user_systems.build(SystemRequest(DEKKER, system="raising"), user_systems.Raising)
     with pytest.raises(ZeroDivisionError):
         s.apply(replay(s, schedule[:-1]), schedule[-1])
+
+
+def test_replaying_a_file_of_a_system_that_now_fails_is_a_system_error(capsys, tmp_path):
+    assert explore(capsys, "eager", DEKKER, "--model", "sc", "--save", str(tmp_path))[0] == 1
+    saved = next(tmp_path.iterdir())
+    cx = json.loads(saved.read_text())
+    cx["algorithm"] = "user_systems:raising"          # the same run, on a system that raises
+    saved.write_text(json.dumps(cx))
+    code = main(["simulate", "--replay", str(saved)])
+    out, err = capsys.readouterr()
+    assert code == 4 and err.count("\n") == 1 and "division by zero in on_receive" in err
+    assert "Traceback" not in err

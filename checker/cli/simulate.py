@@ -142,6 +142,9 @@ def run_replay(args: argparse.Namespace) -> int:
         res = cxm.replay(cx)
     except ValueError as e:
         raise UsageError(f"{args.replay}: cannot rebuild the system ({e})") from None
+    except SystemFault as f:
+        print(fault_line(cx.algorithm, f.message, f.schedule), file=sys.stderr)
+        return SYSTEM_ERROR
     if res.state is None:
         raise UsageError(f"{args.replay}: {res.message}")
     extra = {"replayed": args.replay, "violates": cx.violates, "reproduced": res.ok, "message": res.message}
