@@ -2,7 +2,8 @@
 
 * ``toco``: Algorithm 2 (fast reads, writes wait for their own delivery) over Algorithm 1,
   the G-fisheye (SC,CC)-broadcast (section 4.2 and 5.1 of the 2015 text), for the run's
-  proximity graph G: :func:`fisheye.impl.system.make_system`.  Its histories are
+  proximity graph G: the registry's ``toco`` (:func:`fisheye.checker.systems.make`), the
+  plan as a program.  Its histories are
   G-fisheye consistent (Theorem 4), hence causally consistent, and sequentially
   consistent when G is complete.
 * ``lcb``: Algorithm 2 over the localized causal broadcast (uniform reliable broadcast
@@ -18,11 +19,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from fisheye.impl.api import Network, SystemRequest
 from fisheye.impl.lcb import LcbSystem, MemoryApp
 from fisheye.impl.programs import Operation, Program, Read, Write
-from fisheye.impl.system import make_system
 from fisheye.spec.graph import ProximityGraph
 
+from ..systems import make
 from .workload import PlannedOp
 
 
@@ -32,8 +34,10 @@ def build_system(algorithm: str, graph: ProximityGraph, plan: Mapping[str, Seque
     progs: dict[str, list[Operation]] = {
         p: [Write(o.register, o.value) if o.kind == "w" else Read(o.register) for o in plan[p]]
         for p in processes}
-    if algorithm == "toco":
-        return make_system(Program.of(progs), graph, network="fifo", variant=variant)
+    if algorithm == "toco":        # through the registry, as every other command builds it
+        request = SystemRequest(scenario=str(Program.of(progs)), graph=graph, network=Network.FIFO,
+                                variant=variant)
+        return make(algorithm, request)
     if algorithm == "lcb":
         locality = {p: [q for q in processes if q != p] for p in processes}
         return LcbSystem(processes, locality, MemoryApp(Program.of(progs)), network="fifo",
