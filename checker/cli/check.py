@@ -158,6 +158,13 @@ def memory_limit(size: int | None) -> Iterator[None]:
         return
     import resource
 
+    from ..engines.closure_kernel import compile_kernels
+
+    # the native libraries (numpy's BLAS, LLVM) are loaded and the kernels compiled before
+    # the limit: under it, a library that cannot allocate while loading or compiling ends
+    # the process (status 1, or an abort) where no handler can answer unknown
+    compile_kernels()
+
     before = resource.getrlimit(resource.RLIMIT_AS)
     with open("/proc/self/statm") as statm:
         held = int(statm.read().split()[0]) * resource.getpagesize()

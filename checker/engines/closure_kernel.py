@@ -52,7 +52,7 @@ class Kernel:
         if not Kernel.compiled_now:
             return self.py_func(*args)
         if self._compiled is None:
-            _compile_all()
+            compile_kernels()
         return self._compiled(*args)  # type: ignore[misc]
 
 
@@ -60,12 +60,16 @@ _KERNELS: list[Kernel] = []
 """Every kernel in definition order (a kernel's callees come before it)."""
 
 
-def _compile_all() -> None:
-    """Compile every kernel, callees first: each is compiled from a copy of its Python
-    function whose globals name the compiled callees (numba resolves them when it
-    compiles, and cannot call a :class:`Kernel`)."""
+def compile_kernels() -> None:
+    """Compile every kernel (or load it from numba's cache), callees first: each is
+    compiled from a copy of its Python function whose globals name the compiled callees
+    (numba resolves them when it compiles, and cannot call a :class:`Kernel`).  Done at
+    the first compiled call; a caller may do it earlier (before limiting the process's
+    memory, say)."""
     from numba import njit
 
+    if all(kernel._compiled is not None for kernel in _KERNELS):
+        return
     namespace = dict(globals())
     for kernel in _KERNELS:
         f = kernel.py_func

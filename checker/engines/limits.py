@@ -34,15 +34,19 @@ class Deadline:
 
 def out_of_memory(error: BaseException) -> bool:
     """Whether an engine's exception says the check ran out of memory: Python's
-    :class:`MemoryError` (the process's limit), a library whose import could not map
-    its code under that limit, or Z3's own (its ``memory_max_size``, or an allocation
-    that failed inside Z3)."""
-    if isinstance(error, MemoryError):
-        return True
-    text = str(error).lower()
-    if isinstance(error, ImportError):
-        return "failed to map segment" in text or "cannot allocate memory" in text
-    return type(error).__name__ == "Z3Exception" and ("out of memory" in text or "memory exceeded" in text)
+    :class:`MemoryError` (the process's limit), a native library that could not be
+    mapped under that limit (the cause of the error its loader raises), or Z3's own
+    (its ``memory_max_size``, or an allocation that failed inside Z3)."""
+    seen: BaseException | None = error
+    while seen is not None:
+        text = str(seen).lower()
+        if isinstance(seen, MemoryError) or any(t in text for t in ("failed to map segment",
+                                                                     "cannot allocate memory")):
+            return True
+        if type(seen).__name__ == "Z3Exception" and ("out of memory" in text or "memory exceeded" in text):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def limit_z3_memory(memory: int | None) -> None:
