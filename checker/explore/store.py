@@ -175,8 +175,10 @@ class DiskLog:
         self._steps.append(step)
 
     def add_many(self, keys: np.ndarray, parents: np.ndarray, steps: np.ndarray) -> None:
-        """:meth:`add` for arrays of admitted states, in discovery order."""
-        self._arrays.append((keys, parents, steps))
+        """:meth:`add` for arrays of admitted states, in discovery order (kept as the
+        level file's types until the level ends: 18 bytes per state)."""
+        self._arrays.append((keys.astype(np.uint64, copy=False), parents.astype(np.uint64, copy=False),
+                             steps.astype(np.uint16)))
 
     def _path(self, depth: int) -> str:
         return os.path.join(self.dir, f"level-{depth:05d}.bin")
