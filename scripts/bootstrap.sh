@@ -21,3 +21,6 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]" >&2
   echo "$want" > "$stamp"
 fi
+# the compiled kernels of the checker, into numba's on-disk cache (the first check of a
+# large history would otherwise compile them: several seconds of CPU); quiet when cached
+.venv/bin/python -c 'from fisheye.checker.engines.closure_kernel import warm_up; warm_up()'

@@ -73,3 +73,66 @@ def test_the_threshold_chooses_the_kernels(monkeypatch):
     check(history, "cc", engine="direct")
     assert calls and all(calls)
     assert closure_kernel.Kernel.compiled_now  # restored after the check
+
+
+BOOTSTRAP = Path(__file__).parent.parent / "scripts" / "bootstrap.sh"
+WARM_UP = next(line for line in BOOTSTRAP.read_text().splitlines()
+               if "warm_up()" in line and not line.startswith("#"))
+"""The warm-up command of ``scripts/bootstrap.sh``, run after installing."""
+
+FRESH_CHECK = """
+import random, sys
+sys.path.insert(0, {bench!r})
+from histgen import cc_history
+from fisheye.checker.engines import check, closure_kernel
+history = cc_history(random.Random(7), 4, 400, 3)
+assert len(history.ops) >= closure_kernel.COMPILED_FROM
+check(history, "cc", engine="direct")
+hits, misses = closure_kernel.cache_counts()
+path = closure_kernel._KERNELS[0]._compiled.stats.cache_path
+print(hits, misses, len(closure_kernel._KERNELS), path)
+"""
+
+
+def _fresh_check(env: dict[str, str]) -> tuple[int, int, int, str]:
+    """In a new process, a cc check of a 400-operation history (compiled kernels): how
+    many kernels it loaded from numba's cache, how many it compiled, how many there are,
+    and where the cache is."""
+    import subprocess
+    import sys
+
+    code = FRESH_CHECK.format(bench=str(Path(__file__).parent.parent / "bench"))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    hits, misses, kernels, path = out.stdout.split(maxsplit=3)
+    return int(hits), int(misses), int(kernels), path.strip()
+
+
+def _warm_up(env: dict[str, str]) -> str:
+    import subprocess
+    import sys
+
+    command = WARM_UP.replace(".venv/bin/python", sys.executable, 1)
+    out = subprocess.run(command, shell=True, env=env, capture_output=True, text=True, check=True)
+    return out.stderr
+
+
+def test_after_the_warm_up_a_fresh_process_compiles_nothing(tmp_path):
+    import os
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    said = _warm_up(env)  # an empty cache: every kernel compiled, and stored
+    assert f"{len(closure_kernel._KERNELS)} kernels compiled" in said
+    hits, misses, kernels, path = _fresh_check(env)
+    assert (hits, misses) == (kernels, 0)
+    assert path.startswith(str(tmp_path / "cache"))
+    assert _warm_up(env) == ""  # quiet when cached
+
+
+def test_the_cache_of_an_editable_install_or_a_clone_lies_beside_the_module():
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    _warm_up(env)
+    hits, misses, kernels, path = _fresh_check(env)
+    assert (hits, misses) == (kernels, 0)
+    assert Path(path) == Path(closure_kernel.__file__).parent / "__pycache__"

@@ -23,6 +23,7 @@ small check).  :func:`compiled_for` chooses, per check.
 
 from __future__ import annotations
 
+import sys
 import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -80,6 +81,32 @@ def compile_kernels() -> None:
         except RuntimeError:  # numba: "cannot cache function ...: no locator available"
             compiled = njit(kernel.signature)(copy)
         namespace[f.__name__] = kernel._compiled = compiled
+
+
+def cache_counts() -> tuple[int, int]:
+    """How many of the compiled kernels this process loaded from numba's on-disk cache,
+    and how many it had to compile (numba's dispatcher statistics); (0, 0) before
+    :func:`compile_kernels`."""
+    hits = misses = 0
+    for kernel in _KERNELS:
+        if kernel._compiled is not None:
+            stats = kernel._compiled.stats
+            hits += sum(stats.cache_hits.values())
+            misses += sum(stats.cache_misses.values())
+    return hits, misses
+
+
+def warm_up() -> None:
+    """Compile every kernel into numba's on-disk cache, so that the first check of a large
+    history loads machine code instead of compiling it (several seconds of CPU).  Run
+    once after installing (``scripts/bootstrap.sh``); the cache lies next to this module
+    (``__pycache__``, an editable install or a clone), or where ``NUMBA_CACHE_DIR``
+    says; numba recompiles by itself when this file changes.  Says on stderr how many it
+    compiled, if any."""
+    compile_kernels()
+    hits, misses = cache_counts()
+    if misses:
+        print(f"numba: {misses} kernels compiled into the cache, {hits} already there", file=sys.stderr)
 
 
 @contextmanager
