@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from fisheye.impl.builtin_systems import BUILTIN, DEFAULT
 from fisheye.spec.models import Model
 
 from ..errors import UsageError
@@ -34,7 +35,7 @@ EXPLORED_MODELS = tuple(m for m in Model if not m.uses_time)
 """The models an explored history is checked against: those without real time (the
 explored systems' histories carry no invocation and completion times)."""
 MODELS = (*(m.value for m in EXPLORED_MODELS), "none")
-DEFAULTS = {"level": "protocol", "algorithm": "toco", "variant": "corrected", "network": "fifo",
+DEFAULTS = {"level": "protocol", "algorithm": DEFAULT, "variant": "corrected", "network": "fifo",
             "crashes": 0, "model": "fisheye"}
 
 EPILOG = """examples:
@@ -65,7 +66,7 @@ def register(sub: Any) -> None:
     p.add_argument("--level", default=None, choices=("protocol", "abstract"),
                    help="protocol: Algorithm 2 over Algorithm 1 over the network (default); abstract: "
                    "Algorithm 2 over the broadcast specification (every delivery order it allows)")
-    p.add_argument("--algorithm", default=None, choices=("toco", "lcb"),
+    p.add_argument("--algorithm", default=None, choices=tuple(BUILTIN),
                    help="toco: Algorithms 1 and 2 of the paper (default); lcb: the localized causal "
                    "broadcast")
     p.add_argument("--system", default=None, metavar="NAME",
@@ -149,8 +150,8 @@ def check_applicable(args: argparse.Namespace) -> None:
     given = {k for k in DEFAULTS if getattr(args, k) is not None}
     if args.mutant is not None:
         given.add("mutant")
-    algorithm = args.algorithm or "toco"
-    if args.system is not None and args.system not in ("toco", "lcb"):
+    algorithm = args.algorithm or DEFAULT
+    if args.system is not None and args.system not in BUILTIN:
         return _check_spark(args)   # a user's system: its factory judges its options
     level = args.level or "protocol"
 
@@ -195,8 +196,8 @@ def _resolve_system(args: argparse.Namespace) -> str:
     """``--system`` and ``--algorithm`` name one system; toco and lcb set ``args.algorithm``."""
     if args.system is not None and args.algorithm not in (None, args.system):
         raise UsageError("--system and --algorithm name two different systems")
-    name = args.system or args.algorithm or "toco"
-    if name in ("toco", "lcb"):
+    name = args.system or args.algorithm or DEFAULT
+    if name in BUILTIN:
         args.algorithm = name
     return name
 

@@ -244,8 +244,11 @@ def report_run(system: Any, schedule: list[Step], state: Any, as_json: bool, *, 
     if extra:
         w(("REPRODUCED: " if extra["reproduced"] else "NOT REPRODUCED: ") + extra["message"] + "\n")
     elif status == 0:
-        if ident["algorithm"] == "toco" and ident["level"] == "protocol":
-            w("complete run; validity, integrity, G-delivery order, causal order, termination hold\n")
-        else:
-            w("complete run; no property of the system is violated\n")
+        from fisheye.impl.properties import PropertyKind
+
+        from ..judge import Judge
+
+        held = [p.name for p in Judge.of(system, model=None).properties if p.kind is PropertyKind.BROADCAST]
+        w(f"complete run; {', '.join(held)} hold\n" if held
+          else "complete run; no property of the system is violated\n")
     return status
