@@ -341,9 +341,21 @@ class ProtocolKernel:
         return KernelBatch(status, children[:m], parent[:m], step[:m], keys[:m])
 
     def fingerprints(self, states: np.ndarray) -> np.ndarray:
-        """The 64-bit fingerprints of rows (the visited set's keys)."""
-        states = np.ascontiguousarray(states, dtype=STATE_DTYPE)
-        return fingerprint_rows(states)
+        """The 64-bit fingerprints of rows (the visited set's keys): the digest of
+        :func:`_fingerprint`, computed with numpy a word column at a time (a few rows at a
+        time need no compiled code loaded)."""
+        words = np.ascontiguousarray(states, dtype=STATE_DTYPE).view(np.uint64)
+        h = np.full(words.shape[0], 0x9E3779B97F4A7C15, dtype=np.uint64)
+        m1, m2 = np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53)
+        s29, s33 = np.uint64(29), np.uint64(33)
+        for x in range(words.shape[1]):
+            h ^= words[:, x]
+            h *= m1
+            h ^= h >> s29
+        h ^= h >> s33
+        h *= m2
+        h ^= h >> s33
+        return h
 
 
 # ---- compiled code ---------------------------------------------------------------------------
@@ -383,14 +395,6 @@ def _fingerprint(row: np.ndarray) -> np.uint64:
     h *= m2
     h ^= h >> np.uint64(33)
     return h
-
-
-@njit(cache=True)
-def fingerprint_rows(states: np.ndarray) -> np.ndarray:
-    out = np.empty(states.shape[0], dtype=np.uint64)
-    for k in range(states.shape[0]):
-        out[k] = _fingerprint(states[k])
-    return out
 
 
 @njit(cache=True, inline="always")
