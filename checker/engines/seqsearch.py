@@ -157,17 +157,17 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
             for k, op in enumerate(lane)] for i, lane in enumerate(lanes)]
 
     init = tuple(value_key(history.initial_value(r)) for r in regs)
-    start = (tuple([0] * P), init)
-    # configurations met, keyed by a Zobrist hash of the positions (updated in O(1) per
-    # move; hashing the positions themselves costs O(processes), and a history with
-    # indeterminate operations has a process per crash) and the values; the positions
-    # are kept to tell the rare hash collision from a configuration met twice
+    # configurations met, keyed by the values and a 128-bit Zobrist hash of the positions
+    # (updated in O(1) per move; the positions themselves cost O(processes) to copy,
+    # hash and keep, and a history with indeterminate operations has a process per
+    # crash).  Two distinct configurations share a key with probability below
+    # n² / 2^129 for n configurations (under 10^-20 for 10^9), as TLC's fingerprints.
     rnd = random.Random(len(keep))
-    zobrist = [[rnd.getrandbits(62) for _ in range(n + 1)] for n in lengths]
+    zobrist = [[rnd.getrandbits(128) for _ in range(n + 1)] for n in lengths]
     start_hash = 0
     for i in range(P):
         start_hash ^= zobrist[i][0]
-    seen: dict[tuple[int, tuple], tuple[int, ...] | list[tuple[int, ...]]] = {(start_hash, init): start[0]}
+    seen: set[tuple[int, tuple]] = {(start_hash, init)}
     path: list[int | None] = []  # uid placed, or None for a drop
 
     # lanes whose last operation is a maybe that never returned: that operation is
@@ -197,7 +197,7 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
             out.append((i, False))
         return False
 
-    def moves_all_pairs(pos: tuple[int, ...], vals: tuple, lo: int, plo: int) -> list[tuple[int, bool]]:
+    def moves_all_pairs(pos: list[int], vals: tuple, lo: int, plo: int) -> list[tuple[int, bool]]:
         """Every pair of processes is ordered by real time (lin): one bound for all.
         ``pool[:plo]`` have all been placed."""
         bound = INF
@@ -230,7 +230,7 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
                 return out
         return out
 
-    def moves(pos: tuple[int, ...], vals: tuple, lo: int, plo: int) -> list[tuple[int, bool]]:
+    def moves(pos: list[int], vals: tuple, lo: int, plo: int) -> list[tuple[int, bool]]:
         """(lane, place?) pairs possible from here; a single forced move alone.  The
         search tries the last first: with real time, the earliest to complete (a
         history that is linearizable is then found without backtracking, mostly)."""
@@ -241,7 +241,7 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
             out.sort(key=lambda m: (comp[m[0]][pos[m[0]]], inv[m[0]][pos[m[0]]]), reverse=True)
         return out
 
-    def _moves_general(pos: tuple[int, ...], vals: tuple) -> list[tuple[int, bool]]:
+    def _moves_general(pos: list[int], vals: tuple) -> list[tuple[int, bool]]:
         if timed:
             nxt_comp = [comp[i][pos[i]] if pos[i] < lengths[i] else INF for i in range(P)]
         out: list[tuple[int, bool]] = []
@@ -258,58 +258,54 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
                 return out
         return out
 
-    def apply(pos: tuple[int, ...], vals: tuple, i: int, place: bool):
-        k = pos[i]
-        npos = pos[:i] + (k + 1,) + pos[i + 1:]
-        if place and kind[i][k] != "r":
-            r = reg[i][k]
-            vals = vals[:r] + (new[i][k],) + vals[r + 1:]
-        return npos, vals
-
-    def advance(pos: tuple[int, ...], lo: int) -> int:
+    def advance(pos: list[int], lo: int) -> int:
         while lo < P and pos[lo] >= need[lo]:
             lo += 1
         return lo
 
-    def advance_pool(pos: tuple[int, ...], plo: int) -> int:
+    def advance_pool(pos: list[int], plo: int) -> int:
         while plo < len(pool) and pos[pool[plo]] >= lengths[pool[plo]]:
             plo += 1
         return plo
 
-    # iterative depth-first search; a frame: configuration, its hash, first unfinished
-    # lane, first pool lane whose last operation is not placed, lanes left unfinished,
-    # moves still to try
-    pos, vals = start
+    # iterative depth-first search over one position vector changed in place (a move
+    # advances one lane; leaving its frame moves the lane back); a frame: values, hash,
+    # first unfinished lane, first pool lane whose last operation is not placed, lanes
+    # left unfinished, moves still to try, the lane its move advanced
+    pos = [0] * P
+    vals = init
     left = sum(1 for i in range(P) if need[i] > 0)
     if left == 0:
         return []
     lo = advance(pos, 0)
-    stack: list[tuple[tuple[int, ...], tuple, int, int, int, int, list[tuple[int, bool]]]] = [
-        (pos, vals, start_hash, lo, 0, left, moves(pos, vals, lo, 0))]
+    stack: list[tuple[tuple, int, int, int, int, list[tuple[int, bool]], int]] = [
+        (vals, start_hash, lo, 0, left, moves(pos, vals, lo, 0), -1)]
     while stack:
-        pos, vals, h, lo, plo, left, todo = stack[-1]
+        vals, h, lo, plo, left, todo, via = stack[-1]
         if not todo:
             stack.pop()
-            if path:
+            if via >= 0:
+                pos[via] -= 1
                 path.pop()
             continue
         i, place = todo.pop()
-        npos, nvals = apply(pos, vals, i, place)
+        k = pos[i]
+        nvals = vals
+        if place and kind[i][k] != "r":
+            r = reg[i][k]
+            nvals = vals[:r] + (new[i][k],) + vals[r + 1:]
         z = zobrist[i]
-        nh = h ^ z[pos[i]] ^ z[pos[i] + 1]
+        nh = h ^ z[k] ^ z[k + 1]
         key = (nh, nvals)
-        met = seen.get(key)
-        if met is None:
-            seen[key] = npos
-        elif met == npos or (type(met) is list and npos in met):
+        if key in seen:
             continue
-        else:  # a hash collision: both kept
-            seen[key] = [*met, npos] if type(met) is list else [met, npos]
+        seen.add(key)
         budget.tick()
-        path.append(lanes[i][pos[i]].uid if place else None)
-        nleft = left - 1 if npos[i] == need[i] else left
+        path.append(lanes[i][k].uid if place else None)
+        pos[i] = k + 1
+        nleft = left - 1 if k + 1 == need[i] else left
         if nleft == 0:
             return [u for u in path if u is not None]
-        nlo, nplo = advance(npos, lo), advance_pool(npos, plo)
-        stack.append((npos, nvals, nh, nlo, nplo, nleft, moves(npos, nvals, nlo, nplo)))
+        nlo, nplo = advance(pos, lo), advance_pool(pos, plo)
+        stack.append((nvals, nh, nlo, nplo, nleft, moves(pos, nvals, nlo, nplo), i))
     return None
