@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -334,11 +335,13 @@ class _StrictDecodeError(ValueError):
 
 
 def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out:
-            raise _StrictDecodeError(f"duplicated key {_q(k)}")
-        out[k] = v
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _StrictDecodeError(f"duplicated key {_q(k)}")
+            seen.add(k)
     return out
 
 
@@ -359,7 +362,8 @@ def decode_json(text: str) -> Any:
     try:
         obj = json.loads(text, object_pairs_hook=_pairs_hook, parse_constant=_reject_constant,
                          parse_float=_finite_float)
-        _check_strings(obj)
+        if _SURROGATE_ESCAPE.search(text) or not _is_text(text):
+            _check_strings(obj)
         return obj
     except _StrictDecodeError:
         raise
@@ -369,6 +373,19 @@ def decode_json(text: str) -> Any:
         raise ValueError("is nested too deeply") from None
     except ValueError as e:  # e.g. an integer with more digits than Python converts
         raise ValueError(f"is not usable JSON ({str(e).splitlines()[0]})") from None
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""Where JSON text may escape a surrogate (``\\ud800``); without one, and when the text
+itself is Unicode, every decoded string is (the walk below is then skipped)."""
+
+
+def _is_text(s: str) -> bool:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_strings(obj: Any) -> None:
@@ -388,11 +405,9 @@ def _check_strings(obj: Any) -> None:
 
 
 def _check_text(s: str) -> None:
-    try:
-        s.encode("utf-8")
-    except UnicodeEncodeError:
+    if not _is_text(s):
         raise _StrictDecodeError(f"the string {_describe(s)} is not Unicode text "
-                                 "(it holds a lone surrogate)") from None
+                                 "(it holds a lone surrogate)")
 
 
 def _is_time(v: Any) -> bool:
@@ -456,7 +471,7 @@ def parse_history(obj: Any, source: str | None = None) -> History:
         raw_ops = hist.get(p, [])
         last_complete: Time | None = None
         for i, raw in enumerate(raw_ops):
-            where = f"operation {i} of process {_q(p)}"
+            where = _Where(p, i)
             op = _parse_op(raw, len(ops), p, i, where, bad)
             has_t = op.invoke is not None
             if timed is None:
@@ -485,7 +500,19 @@ def parse_history(obj: Any, source: str | None = None) -> History:
     return History(processes, tuple(ops), edges, initial)
 
 
-def _parse_op(raw: Any, uid: int, p: str, i: int, where: str, bad: Any) -> Op:
+@dataclass(frozen=True, slots=True)
+class _Where:
+    """``operation 3 of process "p"``, for a message: formatted only when one is written
+    (a large history's operations are parsed without quoting their processes)."""
+
+    process: str
+    index: int
+
+    def __str__(self) -> str:
+        return f"operation {self.index} of process {_q(self.process)}"
+
+
+def _parse_op(raw: Any, uid: int, p: str, i: int, where: _Where, bad: Any) -> Op:
     if not isinstance(raw, list) or len(raw) not in (3, 4):
         raise bad(f"{where} is {_describe(raw)}; an operation is [kind, register, value] with an "
                   "optional fourth element {\"t\": [invoke, complete], \"maybe\": true}")
