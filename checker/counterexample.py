@@ -238,17 +238,6 @@ def replayable_system(system: System[Any]) -> System[Any]:
     return system.raw if isinstance(system, Quotient) else system
 
 
-def identity(system: System[Any]) -> dict[str, Any]:
-    """What names a system in reports and counterexample files (its :class:`SystemInfo`):
-    algorithm, level, variant, mutant, network, the graph it ran with, scenario or program."""
-    info = system.info
-    return {"algorithm": info.algorithm, "level": info.level,
-            "variant": None if info.variant is None else str(info.variant),
-            "mutant": None if info.mutant is None else str(info.mutant), "network": info.network.value,
-            "system_graph": tuple(info.graph.edges), "scenario": info.scenario,
-            "program": None if info.scenario else info.program, "crashes": info.crashes}
-
-
 def logs_json(system: System[Any], state: Any) -> dict[str, list[Any]]:
     """The delivery logs at ``state`` in JSON form."""
     return logs_as_json(system.delivery_logs(state))

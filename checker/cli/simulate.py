@@ -191,7 +191,7 @@ def report_run(system: Any, schedule: list[Step], state: Any, as_json: bool, *, 
     status = 1 if found or deadlock else 3 if cut else 0
     from .. import counterexample as cxm
 
-    ident = cxm.identity(system)
+    ident = system.info.describe()      # the system's record, as reports and files show it
     violations = ([{"violates": "deadlock", "kind": "deadlock",
                     "details": _deadlock_details(system, state)}]
                   if deadlock else [])

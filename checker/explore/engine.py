@@ -120,15 +120,11 @@ class ScheduleRef:
     key: Any
 
 
-IDENTITY = ("scenario", "algorithm", "variant", "mutant", "network", "graph")
-
-
 def _signature(ctx: Context, exact: bool, kernel: str) -> dict[str, Any]:
     """What a checkpoint must agree on with the run resuming it: the system's identity,
     its program, the reduction and the options that change the state graph."""
     system = ctx.system
-    desc = system.info.describe() if isinstance(system, System) else {}
-    ident = {k: desc.get(k) for k in IDENTITY}
+    ident = system.info.describe() if isinstance(system, System) else {}   # the whole record
     return {"system": json.loads(json.dumps(ident, default=str)), "reduction": ctx.reduction_kind,
             "prune": ctx.prune_deviations, "exact": exact, "kernel": kernel,
             "program": str(getattr(system, "program", ""))}
