@@ -5,13 +5,12 @@ the minimal core of operations, the argument that ends in a contradiction (after
 and a space-time diagram; for a counterexample file, also the run that produced the
 history as a numbered replay script; for a run that breaks a property of its system (a
 broadcast property of section 4.1, deadlock freedom, a protocol's own property), the
-replayed run, its delivery logs and the replay script.  The words, the replay script and
-the run diagrams are the command line's own (a test keeps the texts equal)."""
+replayed run, its delivery logs and the replay script.  The text, the diagrams and the report
+are the command line's own: both call :mod:`fisheye.checker.explain.outputs`."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,18 +23,7 @@ from ._check import GraphLike, HistoryLike, as_graph, as_history
 
 if TYPE_CHECKING:
     from fisheye.checker.counterexample import Counterexample
-
-
-@dataclass(frozen=True)
-class RunReplay:
-    """A replayed run that breaks a property of its system: whether the replay
-    reproduced the violation, what it showed, and the delivery logs, one line of
-    events per process."""
-
-    reproduced: bool
-    head: str
-    lines: tuple[str, ...]
-    logs: Mapping[str, tuple[str, ...]]
+    from fisheye.checker.explain.run_replay import RunReplay
 
 
 @dataclass(frozen=True)
@@ -60,56 +48,24 @@ class Explanation:
 
     def text(self) -> str:
         """The text ``fisheye explain`` prints."""
-        if self.run is not None:
-            lines = [self.run.head, *self.run.lines, "Delivery logs (b = broadcast, d = deliver):"]
-            lines += [f"  {p}: {' '.join(events) or '-'}" for p, events in self.run.logs.items()]
-            return "\n".join([*lines, "Replay script:", *self.replay])
-        if not _draws(self.argument):
-            return str(self.argument.text())
-        from fisheye.checker.cli.explain import _system_text
-        from fisheye.checker.explain.diagram import render as diagram
+        from fisheye.checker.explain.outputs import explanation_text
 
-        out = [self.argument.text(), "", diagram(self.argument)]
-        if self.counterexample is not None:
-            out += ["", f"Found by: {self.counterexample.search or 'a search'} "
-                        f"({_system_text(self.counterexample)}).",
-                    "Replay script (the run that produced this history):", *self.replay]
-        return "\n".join(out)
+        return explanation_text(self.argument, self.counterexample, self.run)
 
     def svg(self) -> str:
         """The space-time diagram as an SVG document (``fisheye explain --svg``): of the
         core and its contradiction for a history, of the run step by step for a run
         that breaks a property.  ``ValueError`` when there is none (a model with real
-        time, a run that no longer breaks its property)."""
-        if self.run is not None:
-            from fisheye.checker.cli.explain import _property_run
-            from fisheye.checker.explain.run_svg import render as render_run
+        time, a run whose system no longer replays it)."""
+        from fisheye.checker.explain.outputs import explanation_svg
 
-            assert self.counterexample is not None
-            if not self.run.reproduced:
-                raise ValueError(f"no diagram: the run no longer violates {self.violates}")
-            return render_run(_property_run(self.counterexample))
-        if not _draws(self.argument):
-            raise ValueError(f"no SVG diagram for an explanation of {self.violates}")
-        from fisheye.checker.explain.svg import render
-
-        return render(self.argument)
+        return explanation_svg(self.argument, self.counterexample, self.run)
 
     def html(self) -> str:
         """A self-contained HTML report (``fisheye explain --html``)."""
-        from fisheye.checker.cli.explain import _model_run, _property_run, _system_text
-        from fisheye.checker.explain import html
+        from fisheye.checker.explain.outputs import explanation_html
 
-        cx = self.counterexample
-        if self.run is not None:
-            assert cx is not None
-            return html.render_run(title=self.title, verdict=self.run.head, lines=self.run.lines,
-                                   logs=self.run.logs, history=cx.history, replay=self.replay,
-                                   trace=_property_run(cx) if self.run.reproduced else None)
-        if not _draws(self.argument):
-            raise ValueError(f"no HTML report for an explanation of {self.violates}")
-        return html.render(self.argument, title=self.title, found_by=_system_text(cx) if cx else "",
-                           replay=self.replay, trace=_model_run(cx, self.argument) if cx else None)
+        return explanation_html(self.title, self.argument, self.counterexample, self.run)
 
     def to_json(self) -> dict[str, Any]:
         """The explanation as data (what ``fisheye explain --json`` prints for it)."""
@@ -118,13 +74,6 @@ class Explanation:
                     "delivery_logs": {p: list(e) for p, e in self.run.logs.items()},
                     "replay": list(self.replay)}
         return {"violates": self.violates, **self.argument.to_json()}
-
-
-def _draws(argument: Any) -> bool:
-    """The argument is a history's (it has a space-time diagram), not a real-time one."""
-    from fisheye.checker.explain import Explanation as HistoryArgument
-
-    return isinstance(argument, HistoryArgument)
 
 
 def explain(subject: HistoryLike | CheckResult | Counterexample, model: Model | str | None = None,
@@ -189,6 +138,7 @@ def explain_history(h: History, model: Model, graph: Any, cx: Counterexample | N
                     timeout: float | None, absent: Any = None) -> Explanation:
     """The argument of a history that violates a model (and of the run behind it)."""
     from fisheye.checker.explain import explain as explain_argument
+    from fisheye.checker.explain.replay_script import replay_script
     from fisheye.spec import realtime
 
     title = f"Why {title_name} violates {model.value}"
@@ -204,25 +154,9 @@ def explain_history(h: History, model: Model, graph: Any, cx: Counterexample | N
 
 def explain_run(cx: Counterexample, title_name: str = "the run") -> Explanation:
     """A run that breaks a property of its system: replay it and show what it does."""
-    from fisheye.checker import counterexample as cxm
-    from fisheye.checker.cli.explain import _system_text
-    from fisheye.checker.explain.run import definitions_used, event_text
+    from fisheye.checker.explain.replay_script import replay_script
+    from fisheye.checker.explain.run_replay import replay_run, what_it_breaks
 
-    res = cxm.replay(cx)
-    logs = cxm.logs_json(cx.system(), res.state) if res.state is not None else cx.delivery_logs
-    what = "deadlocks" if cx.violates == cxm.DEADLOCK else f"violates {cx.violates}"
-    lines = [f"Replayed: {res.message}." if res.ok else f"NOT reproduced: {res.message}."]
-    if cx.details and cx.details != res.message:
-        lines.append(f"Recorded: {cx.details}")
-    lines += definitions_used(lines)
-    run = RunReplay(res.ok, f"The run {what} ({_system_text(cx)}).", tuple(lines),
-                    {p: tuple(event_text(e) for e in log) for p, log in logs.items()})
-    return Explanation(cx.violates, f"Why {title_name} {what}", counterexample=cx, run=run,
-                       replay=replay_script(cx.schedule))
+    return Explanation(cx.violates, f"Why {title_name} {what_it_breaks(cx)}", counterexample=cx,
+                       run=replay_run(cx), replay=replay_script(cx.schedule))
 
-
-def replay_script(schedule: Sequence[Any]) -> tuple[str, ...]:
-    """The schedule of a run as numbered steps, as ``fisheye explain`` prints it."""
-    from fisheye.checker.cli.explain import replay_script as numbered
-
-    return tuple(numbered([s.to_json() for s in schedule]))

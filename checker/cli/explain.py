@@ -76,14 +76,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def replay_script(schedule: list[Any]) -> list[str]:
-    from fisheye.impl.api import Step
-
-    from .plain import step_text
-
-    return [f"{i + 1:3}. {step_text(Step.from_json(step))}" for i, step in enumerate(schedule)]
-
-
 def _progress(args: argparse.Namespace) -> Any:
     if args.quiet:
         return None
@@ -143,33 +135,20 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"{args.file}: {e}")
         return 1 if e.verdict is Verdict.CONSISTENT else 3
+    from ..explain.outputs import explanation_html, explanation_svg, explanation_text
+
     if args.svg:
-        from ..explain.svg import render as svg_render
-
-        write_text(args.svg, svg_render(exp), "--svg")
+        write_text(args.svg, explanation_svg(exp), "--svg")
     if args.html:
-        from ..explain.html import render as html_render
-
-        write_text(args.html, html_render(exp, title=f"Why {Path(args.file).name} violates {model.value}",
-                                          found_by=_system_text(cx) if cx else "",
-                                          replay=replay_script(schedule) if cx else (),
-                                          trace=_model_run(cx, exp) if cx else None), "--html")
+        write_text(args.html, explanation_html(f"Why {Path(args.file).name} violates {model.value}", exp, cx),
+                   "--html")
     if args.json:
         out = {"verdict": "violation", "model": model.value, "file": args.file, **exp.to_json()}
         if cx is not None:
             out["counterexample"] = _cx_summary(cx)
         print(json.dumps(out))
         return 0
-    from ..explain.diagram import render as diagram
-
-    print(exp.text())
-    print()
-    print(diagram(exp))
-    if cx is not None:
-        print()
-        print(f"Found by: {cx.search or 'a search'} ({_system_text(cx)}).")
-        print("Replay script (the run that produced this history):")
-        print("\n".join(replay_script(schedule)))
+    print(explanation_text(exp, cx))
     return 0
 
 
@@ -177,6 +156,7 @@ def _explain_sequential(history: Any, model: Model, graph: Any, args: argparse.N
                         absent: Value | None) -> int:
     """The models with real time, cas and maybe operations (:mod:`..explain.realtime`)."""
     from ..explain import ExplainError
+    from ..explain.outputs import explanation_text
     from ..explain.realtime import explain_realtime
 
     if args.svg:
@@ -192,18 +172,8 @@ def _explain_sequential(history: Any, model: Model, graph: Any, args: argparse.N
     if args.json:
         print(json.dumps({"verdict": "violation", "model": model.value, "file": args.file, **exp.to_json()}))
     else:
-        print(exp.text())
+        print(explanation_text(exp))
     return 0
-
-
-def _system_text(cx: cxm.Counterexample) -> str:
-    from .plain import edges_text, system_words
-
-    what = "scenario" if cx.scenario else "program"
-    words = system_words(cx.algorithm, level=cx.level, variant=cx.variant, mutant=cx.mutant,
-                         network=cx.network)
-    return (f"{words}, "
-            f"graph {edges_text([list(e) for e in cx.system_graph])}, {what} {cx.scenario or cx.program}")
 
 
 def _cx_summary(cx: cxm.Counterexample) -> dict[str, Any]:
@@ -214,80 +184,25 @@ def _cx_summary(cx: cxm.Counterexample) -> dict[str, Any]:
 
 def explain_property(cx: cxm.Counterexample, args: argparse.Namespace) -> int:
     """A broadcast property violation or a deadlock: replay the run and show it."""
+    from ..explain.outputs import explanation_html, explanation_svg, explanation_text
+    from ..explain.run_replay import replay_run, what_it_breaks
+
     try:
-        res = cxm.replay(cx)
+        run = replay_run(cx)
     except ValueError as e:
         raise UsageError(f"{args.file}: cannot rebuild the system ({e})") from None
-    schedule = [s.to_json() for s in cx.schedule]
-    logs = cx.delivery_logs
-    if res.state is not None:
-        logs = cxm.logs_json(cx.system(), res.state)
     if args.json:
-        print(json.dumps({"verdict": "violation" if res.ok else "not-reproduced", "violates": cx.violates,
-                          "file": args.file, "details": res.message if res.ok else cx.details,
-                          "reproduced": res.ok, "delivery_logs": logs,
-                          "replay": [{"step": i + 1, "do": s} for i, s in enumerate(schedule)],
+        print(json.dumps({"verdict": "violation" if run.reproduced else "not-reproduced",
+                          "violates": cx.violates, "file": args.file,
+                          "details": run.message if run.reproduced else cx.details,
+                          "reproduced": run.reproduced, "delivery_logs": run.delivery_logs,
+                          "replay": [{"step": i + 1, "do": s.to_json()} for i, s in enumerate(cx.schedule)],
                           "counterexample": _cx_summary(cx)}))
-        return 0 if res.ok else 1
-    what = "deadlocks" if cx.violates == cxm.DEADLOCK else f"violates {cx.violates}"
-    head = f"The run {what} ({_system_text(cx)})."
-    lines = [f"Replayed: {res.message}." if res.ok else f"NOT reproduced: {res.message}."]
-    if cx.details and cx.details != res.message:
-        lines.append(f"Recorded: {cx.details}")
-    from ..explain.run import definitions_used, event_text
-
-    lines += definitions_used(lines)
-    log_texts = {p: [event_text(e) for e in log] for p, log in logs.items()}
-    script = replay_script(schedule)
-    trace = _property_run(cx) if (args.html or args.svg) and res.state is not None else None
-    if args.svg and trace is not None:
-        from ..explain.run_svg import render as run_svg
-
-        write_text(args.svg, run_svg(trace), "--svg")
+        return 0 if run.reproduced else 1
+    if args.svg and run.drawable:
+        write_text(args.svg, explanation_svg(cx=cx, run=run), "--svg")
     if args.html:
-        from ..explain.html import render_run
-
-        write_text(args.html, render_run(title=f"Why {Path(args.file).name} {what}", verdict=head,
-                                         lines=lines, logs=log_texts, history=cx.history, replay=script,
-                                         trace=trace), "--html")
-    print(head)
-    print("\n".join(lines))
-    print("Delivery logs (b = broadcast, d = deliver):")
-    for p, events in log_texts.items():
-        print(f"  {p}: {' '.join(events) or '-'}")
-    print("Replay script:")
-    print("\n".join(script))
-    return 0 if res.ok else 1
-
-
-def _property_run(cx: cxm.Counterexample) -> Any:
-    """The replayed run of a property violation or a deadlock, step by step, its
-    breaking step found by judging each prefix (:func:`fisheye.checker.explain.run.trace_run`)."""
-    from ..explain.run import trace_run
-    from .plain import step_text
-
-    system = cx.system()
-    if cx.violates == cxm.DEADLOCK:
-        def broken(state: Any) -> str | None:
-            stuck = not system.enabled(state) and not system.is_final(state)
-            return cxm.deadlock_details(system, state) if stuck else None
-    else:
-        def broken(state: Any) -> str | None:
-            return cxm.property_failure(system, state, cx.violates)
-    return trace_run(system, cx.schedule, violates=cx.violates, broken=broken, describe=step_text)
-
-
-def _model_run(cx: cxm.Counterexample, exp: Any) -> Any:
-    """The run that produced a history violating a model, its core's operations marked."""
-    from ..explain.run import trace_run
-    from .plain import step_text
-
-    core = {(exp.history.ops[u].process, exp.history.ops[u].index): exp.names[i]
-            for i, u in enumerate(exp.core.uids)}
-    names = ", ".join(exp.names[:8]) + (", ..." if len(exp.names) > 8 else "")
-    try:
-        return trace_run(cx.system(), cx.schedule, violates=exp.model.value, core=core, describe=step_text,
-                         words=f"the steps that perform the operations of the minimal core ({names}): "
-                               "the argument above shows why they violate it")
-    except ValueError:   # the system cannot be rebuilt: the report goes without the run
-        return None
+        title = f"Why {Path(args.file).name} {what_it_breaks(cx)}"
+        write_text(args.html, explanation_html(title, cx=cx, run=run), "--html")
+    print(explanation_text(cx=cx, run=run))
+    return 0 if run.reproduced else 1

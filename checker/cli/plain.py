@@ -1,5 +1,7 @@
 """Plain words shared by the commands' text output: counts with their plural, edges as
-``p:q``, a history one process a line with operations as ``w(X,1)`` and ``r(X)->1``, the
+``p:q``, the steps of a schedule and the system that runs (the explanations' own words,
+:mod:`fisheye.checker.explain.system_text` and :mod:`~fisheye.checker.explain.replay_script`),
+a history one process a line with operations as ``w(X,1)`` and ``r(X)->1``, the
 consistency models with what each asks (from :class:`fisheye.spec.models.Model`, the one
 list of models)."""
 
@@ -13,13 +15,17 @@ from fisheye.spec.models import Model
 
 from ..errors import UsageError
 
+# the explanations' words, imported when first used (``fisheye check`` needs none of them)
+_EXPLAIN_WORDS = {"step_text": "replay_script", "edges_text": "system_text", "plural": "system_text",
+                  "system_words": "system_text"}
 
-def plural(n: int, one: str, many: str | None = None) -> str:
-    return f"{n:,} {one if n == 1 else (many or one + 's')}"
 
+def __getattr__(name: str) -> Any:
+    if name in _EXPLAIN_WORDS:
+        import importlib
 
-def edges_text(edges: list[list[str]]) -> str:
-    return ", ".join(f"{a}:{b}" for a, b in edges) or "no edge"
+        return getattr(importlib.import_module(f"fisheye.checker.explain.{_EXPLAIN_WORDS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def history_lines(history: dict[str, Any], indent: str) -> list[str]:
@@ -31,35 +37,6 @@ def history_lines(history: dict[str, Any], indent: str) -> list[str]:
                          for k, reg, v in ops)
         out.append(f"{indent}{p}: {text or '-'}")
     return out
-
-
-def step_text(step: Any) -> str:
-    """A step of a schedule: ``op p`` (p's next operation), ``recv p <- q`` (a message from
-    q's channel), ``deliver p`` (one delivery round), ``deliver p <- q#0`` (q's first
-    broadcast delivered at p, at the abstract level), ``crash p``."""
-    s = f"{step.kind} {step.process}"
-    if step.src is not None:
-        s += f" <- {step.src}"
-    if not step.detail:
-        return s
-    if step.src is not None and len(step.detail) == 1 and isinstance(step.detail[0], int):
-        return s + f"#{step.detail[0]}"
-    return s + " (" + ", ".join(str(d) for d in step.detail) + ")"
-
-
-def system_words(algorithm: str | None, *, level: str | None = "protocol", variant: str | None = None,
-                 mutant: str | None = None, network: str | None = None, crashes: int | None = None) -> str:
-    """What runs, in words: Algorithm 2 over Algorithm 1 (a variant, a mutant) over channels,
-    Algorithm 2 over the broadcast specification, or the localized causal broadcast."""
-    if algorithm == "lcb":
-        f = "" if crashes is None else f", at most {plural(crashes, 'crash', 'crashes')}"
-        return f"the localized causal broadcast, {network} channels{f}"
-    if level == "abstract":
-        return "Algorithm 2 over the broadcast specification (every delivery order it allows)"
-    if algorithm != "toco":
-        return f"the system {algorithm}, {network} channels"
-    mut = f", mutant {mutant}" if mutant else ""
-    return f"Algorithm 2 over Algorithm 1 ({variant}{mut}), {network} channels"
 
 
 def models_help(models: Iterable[Model] = tuple(Model)) -> str:
