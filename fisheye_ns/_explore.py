@@ -103,13 +103,10 @@ class Report:
     def counterexample(self, index: int = 0) -> Counterexample:
         """The ``index``-th violation as a counterexample (docs/contract.md), replayable
         by ``fisheye explain``."""
-        from fisheye.checker import counterexample as cxm
+        from fisheye.checker.explore.save import counterexample_of
 
         v = self.violations[index]
-        raw = cxm.replayable_system(self.system)
-        graph = ProximityGraph(raw.processes, raw.graph.edges)
-        return cxm.from_run(raw, v.schedule, v.violates, search=self.command, check_graph=graph,
-                            explain=False)
+        return counterexample_of(self.system, v.violates, v.schedule, search=self.command)
 
     def explain(self, index: int = 0) -> Explanation:
         """The explanation ``fisheye explain`` gives of the ``index``-th violation."""
@@ -121,22 +118,10 @@ class Report:
         """Write one counterexample file per violation listed into ``directory`` (made
         if missing), named after the scenario, the property and a number, as
         ``fisheye explore --save`` does; returns their paths."""
-        d = Path(directory)
-        d.mkdir(parents=True, exist_ok=True)
-        stem = _slug(str(self.data.get("scenario") or "program"))
-        out = []
-        for k, v in enumerate(self.violations):
-            path = d / f"{stem}--{_slug(v.violates)}--{k + 1}.json"
-            self.counterexample(k).save(path)
-            out.append(path)
-        return out
+        from fisheye.checker.explore.save import save_counterexamples
 
-
-def _slug(text: str) -> str:
-    out = "".join(c if c.isalnum() or c in "-_" else "-" for c in text)
-    while "--" in out:
-        out = out.replace("--", "-")
-    return out.strip("-")[:40] or "program"
+        return save_counterexamples(self.system, [(v.violates, v.schedule) for v in self.violations],
+                                    directory, scenario=self.data.get("scenario"), search=self.command)
 
 
 def explore(system: System[Any] | str, program: Any = None, *, model: Model | str | None = "fisheye",

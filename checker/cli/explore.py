@@ -381,13 +381,6 @@ def _prepare_dir(path: str) -> None:
         raise UsageError(f"--save {path}: cannot create the directory ({e.strerror})") from None
 
 
-def _slug(text: str) -> str:
-    out = "".join(c if c.isalnum() or c in "-_" else "-" for c in text)
-    while "--" in out:
-        out = out.replace("--", "-")
-    return out.strip("-")[:40] or "program"
-
-
 def command_line(args: argparse.Namespace) -> str:
     """The explore command that reproduces this report (for the files' ``search`` key)."""
     parts = ["fisheye", "explore", args.scenario]
@@ -406,30 +399,20 @@ def command_line(args: argparse.Namespace) -> str:
 
 def save_counterexamples(system: Any, report: dict[str, Any], args: argparse.Namespace,
                          model_graph: Any) -> list[str]:
-    """One file per listed violation, named after the scenario, the property and a number."""
+    """One file per listed violation (:func:`fisheye.checker.explore.save.save_counterexamples`)."""
     from fisheye.impl.api import Step
-    from fisheye.spec.graph import ProximityGraph
 
-    from .. import counterexample as cxm
+    from ..explore.save import save_counterexamples as save
 
-    raw = cxm.replayable_system(system)
-    stem = _slug(args.scenario if not _is_program(args.scenario) else "program")
-    check_graph = model_graph or ProximityGraph(raw.processes, raw.graph.edges)
-    out = []
-    for k, v in enumerate(report["violations"], 1):
-        steps = [Step.from_json(s) for s in v["schedule"]]
-        try:
-            cx = cxm.from_run(raw, steps, v["violates"], search=command_line(args), check_graph=check_graph,
-                              explain=False)
-        except (ValueError, RuntimeError) as e:
-            raise UsageError(f"--save: violation {k} cannot be written as a replayable file ({e})") from None
-        path = Path(args.save) / f"{stem}--{_slug(v['violates'])}--{k}.json"
-        try:
-            cx.save(path)
-        except OSError as e:
-            raise UsageError(f"--save: cannot write {path} ({e.strerror})") from None
-        out.append(str(path))
-    return out
+    found = [(v["violates"], [Step.from_json(s) for s in v["schedule"]]) for v in report["violations"]]
+    try:
+        paths = save(system, found, args.save, scenario=args.scenario, search=command_line(args),
+                     check_graph=model_graph)
+    except ValueError as e:
+        raise UsageError(f"--save: {e}") from None
+    except OSError as e:
+        raise UsageError(f"--save: cannot write {e.filename} ({e.strerror})") from None
+    return [str(p) for p in paths]
 
 
 # ---- the text report ---------------------------------------------------------------------------
