@@ -110,8 +110,8 @@ def test_a_corpus_on_the_cluster_gives_the_batch_rows(spark: Any, started: dict[
     """``check --spark --master URL``: the files checked on the workers (whose working
     directory is their own: relative paths are the driver's), the batch's output."""
     from fisheye.checker.cli.check import batch_row
+    from fisheye.checker.cli.check_spark import check_files
     from fisheye.checker.cli.main import build_parser
-    from fisheye.checker.spark.corpus import check_files
 
     data = Path(__file__).parent / "data"
     (tmp_path / "sub").mkdir()

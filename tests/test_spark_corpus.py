@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from fisheye.checker.cli.check_spark import check_files, file_size, pack
 from fisheye.checker.cli.main import build_parser
-from fisheye.checker.spark.corpus import check_files, file_size, pack
 
 pytestmark = pytest.mark.spark
 
@@ -128,7 +128,7 @@ def test_standard_input_is_not_a_corpus_file(run_cli, data_dir):
 def test_a_usage_error_on_an_executor_is_one_line_and_nothing_written(run_cli, tmp_path, data_dir,
                                                                      monkeypatch):
     from fisheye.checker.cli import check as check_cli
-    from fisheye.checker.spark import corpus as corpus_module
+    from fisheye.checker.cli import check_spark as corpus_module
 
     def no_engine(*args: Any, **kwargs: Any) -> None:
         raise ModuleNotFoundError("No module named 'z3'")

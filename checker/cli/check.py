@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     args.memory = None if args.memory is None else parse_size("--memory", args.memory)
     files = expand(args.files)
     if args.spark:
-        from ..spark.corpus import run_corpus
+        from .check_spark import run_corpus
 
         return run_corpus(args, files)
     with memory_limit(args.memory):

@@ -85,7 +85,7 @@ class UsageFailure:
 
 def _check_one(options: argparse.Namespace, cwd: str, path: str) -> Any:
     """One file's row, on an executor (relative paths from the driver's directory)."""
-    from fisheye.checker.cli.check import BAD_INPUT, BatchRow, batch_row
+    from .check import BAD_INPUT, BatchRow, batch_row
 
     here = os.getcwd()
     if not os.path.isabs(path):
@@ -105,9 +105,8 @@ def _check_one(options: argparse.Namespace, cwd: str, path: str) -> Any:
 
 def run_corpus(args: argparse.Namespace, files: list[str]) -> int:
     """``check --spark``: the rows of every file on Spark, reported as a batch."""
-    from fisheye.checker.cli.check import BatchReport
-
-    from .session import start_session
+    from ..spark.session import start_session
+    from .check import BatchReport
 
     if STDIN in files:
         raise UsageError("--spark checks files: - (standard input) cannot be one of them")
