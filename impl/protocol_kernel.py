@@ -703,6 +703,26 @@ def _reads_undelivered(s, i, cfg, msg_sender, msg_reg, off, W, read_regs_from):
 
 
 @njit(cache=True, inline="always")
+def _c_nonempty(s, i, cfg):
+    """Whether C (line 21) is non-empty at p_i: a pending message whose causal
+    timestamp is at most causal_i."""
+    n, P, MT0 = cfg[C_N], cfg[C_P], cfg[C_MT0]
+    b = i * P
+    pend = b + 2 * n + 3 + cfg[C_R] + cfg[C_RES]
+    for g in range(cfg[C_M]):
+        if s[pend + g]:
+            ok = True
+            mb = MT0 + g * (n + 1)
+            for x in range(n):
+                if s[mb + x] > s[b + x]:
+                    ok = False
+                    break
+            if ok:
+                return True
+    return False
+
+
+@njit(cache=True, inline="always")
 def _receipts_at(i, n, mt, mc, dv, chlen):
     """The receipts at p_i that a delivery at p_i may depend on (ProtocolPor._receipts_at)."""
     one = np.int64(1)
@@ -716,8 +736,7 @@ def _receipts_at(i, n, mt, mc, dv, chlen):
 def _edges_of(t, en, s, cfg, msg_sender, msg_reg, off, W, nops, read_regs_from, rem, chlen, mt, mc, dv):
     """ProtocolPor.por_dependents of an enabled transition, por_enablers of a disabled
     one, as a bit mask."""
-    n, M, P = cfg[C_N], cfg[C_M], cfg[C_P]
-    pend = 2 * n + 3 + cfg[C_R] + cfg[C_RES]
+    n, P = cfg[C_N], cfg[C_P]
     one = np.int64(1)
     enabled = (en >> t) & 1
     r = np.int64(0)
@@ -737,20 +756,7 @@ def _edges_of(t, en, s, cfg, msg_sender, msg_reg, off, W, nops, read_regs_from, 
     if t < 2 * n:
         i = t - n
         if not enabled:
-            b = i * P
-            cne = False
-            for g in range(M):
-                if s[b + pend + g]:
-                    ok = True
-                    mb = cfg[C_MT0] + g * (n + 1)
-                    for x in range(n):
-                        if s[mb + x] > s[b + x]:
-                            ok = False
-                            break
-                    if ok:
-                        cne = True
-                        break
-            if not cne:
+            if not _c_nonempty(s, i, cfg):
                 if rem[i]:
                     r = one << i
                 for j in range(n):
@@ -828,7 +834,6 @@ def _stubborn(s, en, cfg, msg_sender, msg_reg, off, W, nops, last_w, read_regs_f
     k1 = np.int64(0)
     k2 = np.int64(0)
     if cap > 1:
-        pend = 2 * n + 3 + cfg[C_R] + cfg[C_RES]
         for i in range(n):
             b = i * P
             bits = np.int64(1) if rem[i] else np.int64(0)
@@ -836,17 +841,8 @@ def _stubborn(s, en, cfg, msg_sender, msg_reg, off, W, nops, last_w, read_regs_f
                 bits |= 2
             if _reads_undelivered(s, i, cfg, msg_sender, msg_reg, off, W, read_regs_from):
                 bits |= 4
-            for g in range(cfg[C_M]):
-                if s[b + pend + g]:
-                    ok = True
-                    mb = cfg[C_MT0] + g * (n + 1)
-                    for x in range(n):
-                        if s[mb + x] > s[b + x]:
-                            ok = False
-                            break
-                    if ok:
-                        bits |= 8
-                        break
+            if _c_nonempty(s, i, cfg):
+                bits |= 8
             k1 |= bits << (4 * i)
             k1 |= dv[i] << (4 * n + n * i)
         for c in range(n * n):
