@@ -487,8 +487,11 @@ def app_of(s: Scenario) -> App:
 
 
 def lcb_factory(request: SystemRequest) -> LcbSystem:
-    """The registry's ``lcb``: a named scenario of :data:`SCENARIOS`; option
-    ``locality`` (pairs (process, [processes])) replaces the scenario's default."""
+    """The registry's ``lcb``: a named scenario of :data:`SCENARIOS`, or Algorithm 2 running
+    a program (text form, :func:`fisheye.impl.programs.parse_program`) with every process in
+    every other's locality.  Option ``locality`` (pairs (process, [processes])) replaces
+    the default locality; option ``urb_delivery`` (one of :data:`URB_DELIVERY`) says when
+    the URB ``candeliver`` rule fires."""
     if request.level != "protocol":
         raise ValueError("the localized broadcast exists at the protocol level only")
     if request.variant not in (None, "published") or request.mutant not in (None, "none"):
@@ -497,11 +500,20 @@ def lcb_factory(request: SystemRequest) -> LcbSystem:
     unknown = set(opts) - {"locality", "urb_delivery"}
     if unknown:
         raise ValueError(f"lcb takes no option {sorted(unknown)[0]!r}")
-    if opts.get("urb_delivery", "deferred") != "deferred":
-        raise ValueError("lcb files replay with urb_delivery deferred only")
     loc = opts.get("locality")
-    system = make_lcb_system(request.scenario or "", crashes=request.crashes, network=request.network,
-                             locality=None if loc is None else {p: tuple(qs) for p, qs in loc})
+    locality = None if loc is None else {p: tuple(qs) for p, qs in loc}
+    urb_delivery = opts.get("urb_delivery", "deferred")
+    text = request.scenario or ""
+    if text not in SCENARIOS and ":" in text:
+        program = programs.parse_program(text)
+        ps = program.processes
+        system = LcbSystem(ps, locality or {p: [q for q in ps if q != p] for p in ps}, MemoryApp(program),
+                           crashes=request.crashes, network=request.network, urb_delivery=urb_delivery,
+                           name=str(program))
+        system.info = replace(system.info, scenario=None, program=str(program))
+    else:
+        system = make_lcb_system(text, crashes=request.crashes, network=request.network, locality=locality,
+                                 urb_delivery=urb_delivery)
     g = request.graph
     if (isinstance(g, ProximityGraph) and g.edge_set != system.graph.edge_set) or \
             (isinstance(g, str) and g != "paper"):
@@ -511,9 +523,10 @@ def lcb_factory(request: SystemRequest) -> LcbSystem:
 
 
 def make_lcb_system(scenario: str, *, crashes: int, locality: Mapping[str, Iterable[str]] | None = None,
-                    network: Network | str = "fifo") -> LcbSystem:
+                    network: Network | str = "fifo", urb_delivery: str = "deferred") -> LcbSystem:
     """The system of a named scenario (:data:`SCENARIOS`), with at most ``crashes``
     crashes, the scenario's default locality unless ``locality`` is given."""
     s = programs.scenario(scenario, "lcb")
     loc = dict(s.locality) if locality is None else locality
-    return LcbSystem(s.processes, loc, app_of(s), crashes=crashes, network=network, name=s.name)
+    return LcbSystem(s.processes, loc, app_of(s), crashes=crashes, network=network, urb_delivery=urb_delivery,
+                     name=s.name)

@@ -30,6 +30,8 @@ from fisheye.spec.graph import ProximityGraph
     ("toco", SystemRequest("p0: write(X,1); p1: a=read(X)", "p0:p1")),
     ("toco", SystemRequest("fig6", level="abstract")),
     ("lcb", SystemRequest("lcb3", crashes=1)),
+    ("lcb", SystemRequest("p: write(X,1); q: a=read(X); r: write(X,2)",
+                          options=(("urb_delivery", "lazy"),))),
 ])
 def test_builtin_systems_keep_the_contract_and_rebuild_from_their_identity(name, request_):
     s = make(name, request_)
@@ -132,3 +134,15 @@ def test_an_entry_point_names_a_factory(monkeypatch, capsys):
     assert main(["explore", "dekker", "--system", "lww", "--model", "sc", "--quiet"]) == 1
     with pytest.raises(ValueError, match="unknown system 'nope'.*lww"):
         resolve("nope")
+
+
+def test_the_latency_baseline_is_the_registrys_lcb_running_the_plan():
+    from fisheye.checker.latency.systems import build_system
+    from fisheye.checker.latency.workload import PlannedOp
+
+    plan = {"p": [PlannedOp("w", "X", 1, 0.0)], "q": [PlannedOp("r", "X", None, 1.0)]}
+    s = build_system("lcb", ProximityGraph.complete(("p", "q")), plan)
+    assert s.info.algorithm == "lcb" and s.info.scenario is None
+    assert s.info.program == "p: write(X,1); q: read(X)"
+    assert dict(s.info.options)["urb_delivery"] == "lazy"
+    assert make("lcb", s.info.request()).info == s.info

@@ -8,7 +8,8 @@
   consistent when G is complete.
 * ``lcb``: Algorithm 2 over the localized causal broadcast (uniform reliable broadcast
   with majority acknowledgements underneath), every process in every locality: a causal
-  broadcast, whose histories are causally consistent.  A baseline that pays for fault
+  broadcast, whose histories are causally consistent: the registry's ``lcb`` running the
+  plan as a program.  A baseline that pays for fault
   tolerance (a write waits for a majority) instead of for a total order.
 
 Both run the same planned operations (:mod:`.workload`) on FIFO channels.
@@ -20,7 +21,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fisheye.impl.api import Network, SystemRequest
-from fisheye.impl.lcb import LcbSystem, MemoryApp
 from fisheye.impl.programs import Operation, Program, Read, Write
 from fisheye.spec.graph import ProximityGraph
 
@@ -34,14 +34,14 @@ def build_system(algorithm: str, graph: ProximityGraph, plan: Mapping[str, Seque
     progs: dict[str, list[Operation]] = {
         p: [Write(o.register, o.value) if o.kind == "w" else Read(o.register) for o in plan[p]]
         for p in processes}
-    if algorithm == "toco":        # through the registry, as every other command builds it
-        request = SystemRequest(scenario=str(Program.of(progs)), graph=graph, network=Network.FIFO,
-                                variant=variant)
-        return make(algorithm, request)
+    program = str(Program.of(progs))
+    # through the registry, as every other command builds a system
+    if algorithm == "toco":
+        return make(algorithm, SystemRequest(scenario=program, graph=graph, network=Network.FIFO,
+                                             variant=variant))
     if algorithm == "lcb":
-        locality = {p: [q for q in processes if q != p] for p in processes}
-        return LcbSystem(processes, locality, MemoryApp(Program.of(progs)), network="fifo",
-                         urb_delivery="lazy", name="latency")
+        return make(algorithm, SystemRequest(scenario=program, network=Network.FIFO,
+                                             options=(("urb_delivery", "lazy"),)))
     raise ValueError(f"unknown algorithm {algorithm!r} (expected toco or lcb)")
 
 
