@@ -56,6 +56,13 @@ _NAMES: dict[str, str] = {
     "CrashStopSystem": "fisheye.impl.actors",
     "Sends": "fisheye.impl.actors",
     "parse_graph_option": "fisheye.spec.graph",
+    "parse_program": "fisheye.impl.programs",
+    "Program": "fisheye.impl.programs",
+    "Write": "fisheye.impl.programs",
+    "Read": "fisheye.impl.programs",
+    "Await": "fisheye.impl.programs",
+    "System": "fisheye.impl.api",
+    "HasOutcomes": "fisheye.impl.api",
     "SystemRequest": "fisheye.impl.api",
     "Property": "fisheye.impl.properties",
     "Expectation": "fisheye.impl.properties",
@@ -65,10 +72,11 @@ _NAMES: dict[str, str] = {
     "replay": "fisheye.impl.api",
 }
 
-__all__ = ["Actor", "ActorSystem", "CheckResult", "CrashStopSystem", "Expectation", "Explanation",
-           "History", "HistoryError", "Model", "Network", "Property", "PropertyKind", "ProximityGraph",
-           "Report", "Sends", "Step", "SystemRequest", "Verdict", "Violation", "check", "explain",
-           "explore", "load", "parse_graph_option", "register_system", "replay"]
+__all__ = ["Actor", "ActorSystem", "Await", "CheckResult", "CrashStopSystem", "Expectation", "Explanation",
+           "HasOutcomes", "History", "HistoryError", "Model", "Network", "Program", "Property",
+           "PropertyKind", "ProximityGraph", "Read", "Report", "Sends", "Step", "System", "SystemRequest",
+           "Verdict", "Violation", "Write", "check", "explain", "explore", "load", "parse_graph_option",
+           "parse_program", "register_system", "replay"]
 
 if TYPE_CHECKING:
     from fisheye._check import check, load
@@ -76,7 +84,8 @@ if TYPE_CHECKING:
     from fisheye._explore import Report, Violation, explore, register_system
     from fisheye.checker.result import CheckResult, Verdict
     from fisheye.impl.actors import Actor, ActorSystem, CrashStopSystem, Sends
-    from fisheye.impl.api import Network, Step, SystemRequest, replay
+    from fisheye.impl.api import HasOutcomes, Network, Step, System, SystemRequest, replay
+    from fisheye.impl.programs import Await, Program, Read, Write, parse_program
     from fisheye.impl.properties import Expectation, Property, PropertyKind
     from fisheye.spec.graph import ProximityGraph, parse_graph_option
     from fisheye.spec.history import History, HistoryError

@@ -30,6 +30,8 @@ from fisheye.spec.history import Value
 
 @dataclass(frozen=True)
 class Write:
+    """``register.write(value)`` (text form ``write(X,v)``)."""
+
     register: str
     value: Value
 
@@ -50,6 +52,9 @@ class Broadcast(Write):
 
 @dataclass(frozen=True)
 class Read:
+    """``register.read()``, named ``name`` when its value is part of a run's outcome,
+    ``expect``: the value a figure shows (text form ``[name=]read(X)[->v]``)."""
+
     register: str
     name: str | None = None
     expect: Value | None = None  # the figure's value (None: no expectation)
@@ -65,6 +70,8 @@ class Read:
 
 @dataclass(frozen=True)
 class Await:
+    """Wait until the local view of ``register`` holds ``value`` (text form ``await X==v``)."""
+
     register: str
     value: Value
 
@@ -77,6 +84,9 @@ Operation = Write | Read | Await
 
 @dataclass(frozen=True)
 class Program:
+    """Per process, the operations it invokes in order: ``ops[i]`` is the program of
+    ``processes[i]``; ``initial``: registers' initial values (the others start at the default)."""
+
     processes: tuple[str, ...]
     ops: tuple[tuple[Operation, ...], ...]  # ops[i]: the program of processes[i]
     initial: tuple[tuple[str, Value], ...] = ()
