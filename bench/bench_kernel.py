@@ -8,7 +8,8 @@ One command:
     .venv/bin/python bench/bench_kernel.py --fig6-complete   # also fig6 on the complete graph (compiled)
 
 Each run is a fresh ``fisheye`` process; its CPU time is the child's user + system time
-(``resource.getrusage(RUSAGE_CHILDREN)``), its peak memory the child's maximum RSS.  The
+(``resource.getrusage(RUSAGE_CHILDREN)``), its peak memory the maximum RSS the report
+gives (``peak_memory_bytes``).  The
 Python path on fig6 (millions of states at a few thousand per second) runs under a state
 budget, and the compiled path under the same budget for the ratio, then alone to the end.
 The load average is printed before and after: on a shared machine every figure is slower.
@@ -49,7 +50,7 @@ def run(scenario: str, graph: str, kernel: str, max_states: int | None) -> dict:
         raise SystemExit(f"{' '.join(args)}: exit {out.returncode}: {out.stderr.strip()}")
     rep = json.loads(out.stdout)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"report": rep, "cpu": cpu, "wall": wall, "rss_mib": after.ru_maxrss / 1024}
+    return {"report": rep, "cpu": cpu, "wall": wall, "rss_mib": rep["peak_memory_bytes"] / 2**20}
 
 
 def line(label: str, r: dict) -> str:
