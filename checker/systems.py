@@ -124,7 +124,7 @@ def register(name: str, factory: SystemFactory) -> None:
 def resolve(name: str) -> SystemFactory:
     """The factory of ``name`` (``ValueError`` naming what is wrong)."""
     if name in BUILTIN:
-        module, _, attr = BUILTIN_FACTORIES[name].partition(":")
+        module, _, attr = BUILTIN_FACTORIES[name].factory.partition(":")
         return _callable(name, getattr(importlib.import_module(module), attr))
     if name in _REGISTERED:
         return _REGISTERED[name]

@@ -102,7 +102,7 @@ def test_bad_input_exit_2_one_line(capsys, argv, fragment):
 def test_lcb_scenario_without_algorithm_lcb_says_what_to_add(capsys):
     code, out, err = run_cli(capsys, "lcb3")
     assert code == 2 and out == ""
-    assert err.count("\n") == 1 and "--algorithm lcb" in err and "Traceback" not in err
+    assert err.count("\n") == 1 and "add --system lcb" in err and "Traceback" not in err
     code, _, err = run_cli(capsys, "nosuch")
     assert code == 2 and "paris-berlin-newyork" in err and "lcb3" in err
 

@@ -44,7 +44,7 @@ EPILOG = """examples:
   fisheye explore 'p0: write(X,1); p1: a=read(X)'      # a program (its default graph is empty)
   fisheye explore 'p0: write(X,1), read(Y), read(X); p1: ; p2: await X==1, write(X,3), write(Y,5)' \
 --graph p0:p1 --variant published --model cc --save out
-  fisheye explore lcb3 --algorithm lcb --crashes 1
+  fisheye explore SCENARIO --system NAME   # another system: """ + ", ".join(BUILTIN) + """ or your own
 The program syntax: docs/cli.md.  Exit status: 0 complete and no violation, 1 violations
 found, 2 bad input or usage, 3 cut short by a budget before finding any violation, 4 the
 system explored failed (a handler raised, an unencodable state, two messages with one name)."""
@@ -55,11 +55,12 @@ def register(sub: Any) -> None:
                        "partial-order reduction)",
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
                        description="Explore every schedule of SCENARIO (paris-berlin-newyork, fig6, a "
-                       "program such as 'p0: write(X,1); p1: a=read(X)', or a localized causal "
-                       "broadcast scenario with --algorithm lcb), check the history of every complete "
+                       "program such as 'p0: write(X,1); p1: a=read(X)', or a scenario of another "
+                       "system with --system NAME), check the history of every complete "
                        "run against a model, and report the outcomes and the violations.")
     p.add_argument("scenario", metavar="SCENARIO",
-                   help="paris-berlin-newyork, fig6, a program 'p: op, op; q: ...', or an lcb scenario")
+                   help="paris-berlin-newyork, fig6, a program 'p: op, op; q: ...', or a scenario of the "
+                   "system explored")
     p.add_argument("--graph", default=None, metavar="GRAPH",
                    help="paper (the default for a named scenario), empty (the default for a program), "
                    "complete, or edges p:q,r:s")
@@ -67,12 +68,12 @@ def register(sub: Any) -> None:
                    help="protocol: Algorithm 2 over Algorithm 1 over the network (default); abstract: "
                    "Algorithm 2 over the broadcast specification (every delivery order it allows)")
     p.add_argument("--algorithm", default=None, choices=tuple(BUILTIN),
-                   help="toco: Algorithms 1 and 2 of the paper (default); lcb: the localized causal "
-                   "broadcast")
+                   help="; ".join(f"{n}: {b.summary}" + (" (default)" if n == DEFAULT else "")
+                                  for n, b in BUILTIN.items()))
     p.add_argument("--system", default=None, metavar="NAME",
-                   help="the system to explore: toco (as --algorithm), lcb, the name of an entry point of "
-                   "the group fisheye.systems, or package.module:factory (your own protocol, "
-                   "docs/your-protocol.md)")
+                   help=f"the system to explore: {', '.join(BUILTIN)} (as --algorithm), the name of an "
+                   "entry point of the group fisheye.systems, or package.module:factory (your own "
+                   "protocol, docs/your-protocol.md)")
     p.add_argument("--variant", default=None, choices=("corrected", "published"),
                    help="Algorithm 1 as published in the paper or corrected (default; see "
                    "docs/algorithm1-correction.md); protocol level only")
@@ -84,7 +85,7 @@ def register(sub: Any) -> None:
                    help="run a deliberately broken version of Algorithm 1 or 2 ("
                    + ", ".join(m.value for m in Mutant) + "); protocol level only")
     p.add_argument("--crashes", type=int, default=None, metavar="F",
-                   help="at most F processes crash (--algorithm lcb only; default 0)")
+                   help="at most F processes crash (a system with crash-stop processes only; default 0)")
     p.add_argument("--model", default=None, choices=MODELS, metavar="MODEL",
                    help="model every complete history is checked against: "
                    f"{models_help(EXPLORED_MODELS)}; none: no check (default fisheye)")
@@ -150,7 +151,7 @@ def check_applicable(args: argparse.Namespace) -> None:
     given = {k for k in DEFAULTS if getattr(args, k) is not None}
     if args.mutant is not None:
         given.add("mutant")
-    algorithm = args.algorithm or DEFAULT
+    name = args.algorithm or DEFAULT
     if args.system is not None and args.system not in BUILTIN:
         return _check_spark(args)   # a user's system: its factory judges its options
     level = args.level or "protocol"
@@ -158,25 +159,18 @@ def check_applicable(args: argparse.Namespace) -> None:
     def no(opt: str, why: str) -> None:
         raise UsageError(f"--{opt} does not apply {why}")
 
-    if algorithm == "lcb":
-        for opt in ("variant", "mutant"):
-            if opt in given:
-                no(opt, "to --algorithm lcb (it names a version of Algorithm 1 or 2)")
-        if level != "protocol":
-            no("level abstract", "to --algorithm lcb (the localized causal broadcast runs at the "
-               "protocol level only)")
-    else:
-        if "crashes" in given:
-            no("crashes", "to Algorithms 1 and 2, which assume no crash (use --algorithm lcb)")
-        if level == "abstract":
-            for opt in ("variant", "mutant", "network"):
-                if opt in given:
-                    no(opt, "at --level abstract (Algorithm 2 over the broadcast specification: no "
-                       "Algorithm 1, no channels)")
+    accepts = BUILTIN[name].accepts
+    if level not in accepts:
+        no(f"level {level}", f"to the system {name} ({BUILTIN[name].summary}: levels {', '.join(accepts)})")
+    for opt in ("graph", "variant", "mutant", "network", "crashes"):
+        if opt in given and opt not in accepts[level]:
+            takers = [n for n, b in BUILTIN.items() if any(opt in takes for takes in b.accepts.values())]
+            hint = f"; use --system {' or '.join(takers)}" if takers and name not in takers else ""
+            no(opt, f"to the system {name} at level {level} ({BUILTIN[name].summary}){hint}")
     if args.model == "none" and args.model_graph is not None:
         no("model-graph", "with --model none (no history is checked)")
     _check_spark(args)
-    if args.no_prune and algorithm == "toco":
+    if args.no_prune:
         from fisheye.impl.system import resolve_program
 
         try:
@@ -185,6 +179,19 @@ def check_applicable(args: argparse.Namespace) -> None:
             return  # reported later, with the scenario names
         if not any(getattr(op, "expect", None) is not None for ops in program.ops for op in ops):
             no("no-prune", "here: no read of this scenario carries a figure's value (read(X)->v)")
+
+
+def _other_scenarios(msg: str, scenario: str, name: str) -> str:
+    """An unknown scenario of a built-in system: the one of another built-in it names, or
+    theirs."""
+    from fisheye.impl.programs import SCENARIOS, scenario_names
+
+    owner = SCENARIOS.get(scenario)
+    if owner is not None and owner.system != name:
+        return f"scenario {scenario!r} runs the system {owner.system}: add --system {owner.system}"
+    others = [f"with --system {n}: {', '.join(scenario_names(n))}" for n in BUILTIN
+              if n != name and scenario_names(n)]
+    return "; ".join([msg, *others])
 
 
 def _check_spark(args: argparse.Namespace) -> None:
@@ -262,13 +269,8 @@ def run(args: argparse.Namespace) -> int:
                                              source="--model-graph")
     except ValueError as e:
         msg = str(e)
-        if system_name == "toco" and msg.startswith("unknown scenario"):
-            from fisheye.impl.lcb import SCENARIOS as LCB_SCENARIOS
-
-            if args.scenario in LCB_SCENARIOS:
-                msg = f"scenario {args.scenario!r} runs the localized causal broadcast: add --algorithm lcb"
-            else:
-                msg += f"; with --algorithm lcb: {', '.join(LCB_SCENARIOS)}"
+        if system_name in BUILTIN and "unknown" in msg and "scenario" in msg:
+            msg = _other_scenarios(msg, args.scenario, system_name)
         raise UsageError(msg) from None
     model = None if opts["model"] == "none" else opts["model"]
     level = ctx.system.info.level
@@ -295,7 +297,7 @@ def run(args: argparse.Namespace) -> int:
         return system_error(ctx, fault, system_name)
     if args.mutant is not None:  # the library's report names no mutant when there is none
         report.setdefault("mutant", args.mutant)
-    if opts["algorithm"] == "lcb":
+    if "crashes" in BUILTIN.get(system_name, BUILTIN[DEFAULT]).accepts.get(opts["level"], ()):
         report.setdefault("crashes", opts["crashes"])
     if args.full:
         report["full"] = {k: full[k] for k in ("complete", "states", "terminal_states", "histories",

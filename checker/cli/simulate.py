@@ -30,7 +30,7 @@ import sys
 from typing import Any
 
 from fisheye.impl.api import Step, SystemFault
-from fisheye.impl.builtin_systems import DEFAULT
+from fisheye.impl.builtin_systems import BUILTIN, DEFAULT
 from fisheye.impl.programs import SCENARIO_NAMES
 from fisheye.impl.toco import Mutant, Variant
 
@@ -44,7 +44,8 @@ EPILOG = """examples:
   fisheye simulate 'p0: write(X,1); p1: a=read(X)' --graph p0:p1   # a program (default graph: empty)
   fisheye simulate fig6 --variant published --network unordered --json
   fisheye simulate --replay counterexamples/mutant-no-t1--fisheye.json
-  fisheye simulate lcb3 --system lcb --seed 1   # a system of the registry (or package.module:factory)
+  fisheye simulate SCENARIO --system NAME --seed 1  # another system: """ + ", ".join(BUILTIN) + """,
+                                                    # an entry point, or package.module:factory
 The program syntax: docs/cli.md.  Exit status: 0 a complete run with every property, 1 a
 deadlock or a violated property (--replay: the recorded violation reproduced), 2 bad input."""
 
@@ -62,9 +63,11 @@ def register(subparsers: Any) -> None:
                    help=f"{', '.join(SCENARIO_NAMES)} or a program (omit with --replay); with --system, "
                    "a scenario of that system (omitted: its default)")
     p.add_argument("--system", default=None, metavar="NAME",
-                   help="the system to run: toco (Algorithms 1 and 2, the default), lcb, the name of an "
-                   "entry point of the group fisheye.systems, or package.module:factory (your own "
-                   "protocol, docs/your-protocol.md)")
+                   help="the system to run: " + ", ".join(f"{n} ({b.summary}"
+                                                          + (", the default)" if n == DEFAULT else ")")
+                                                          for n, b in BUILTIN.items())
+                   + ", the name of an entry point of the group fisheye.systems, or package.module:factory "
+                   "(your own protocol, docs/your-protocol.md)")
     p.add_argument("--graph", default=None, metavar="GRAPH",
                    help="paper (the default for a named scenario), empty (the default for a program), "
                    "complete, or edges p:q,r:s")

@@ -33,12 +33,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from fisheye.impl.builtin_systems import BUILTIN, DEFAULT
 from fisheye.spec.graph import ProximityGraph, parse_graph_option
 from fisheye.spec.history import HistoryError, read_json_file
 
 from .matrix import DEFAULT_LOCAL_MS, LatencyMatrix
 
-ALGORITHMS = ("toco", "lcb")
+ALGORITHMS = tuple(BUILTIN)
 JITTER_DISTRIBUTIONS = ("none", "uniform", "exponential")
 _KEYS = {"placement", "one_way_ms", "local_ms", "jitter", "processing_ms", "graph", "algorithm",
          "variant", "workload", "duration_s", "seed", "check_timeout_s"}
@@ -94,7 +95,7 @@ class LatencyConfig:
     jitter: Jitter = Jitter()
     processing_ms: float = 0.05
     graph: str = "sites"
-    algorithm: str = "toco"
+    algorithm: str = DEFAULT
     variant: str = "corrected"
     workload: Workload = Workload()
     duration_s: float = 2.0
@@ -267,14 +268,15 @@ def _parse(obj: Any, source: str | None) -> LatencyConfig:
     if not isinstance(graph, str):
         raise ConfigError("graph must be a string (sites, near:MS, empty, complete or p:q,r:s), "
                           f"not {graph!r}")
-    algorithm = obj.get("algorithm", "toco")
+    algorithm = obj.get("algorithm", DEFAULT)
     if algorithm not in ALGORITHMS:
         raise ConfigError(f"algorithm must be one of {', '.join(ALGORITHMS)}, not {algorithm!r}")
     variant = obj.get("variant", "corrected")
     if variant not in ("corrected", "published"):
         raise ConfigError(f"variant must be corrected or published, not {variant!r}")
-    if algorithm == "lcb" and "variant" in obj:
-        raise ConfigError("variant applies to algorithm toco only")
+    if "variant" in obj and "variant" not in BUILTIN[algorithm].accepts["protocol"]:
+        takes = [n for n, b in BUILTIN.items() if "variant" in b.accepts["protocol"]]
+        raise ConfigError(f"variant applies to algorithm {' or '.join(takes)} only")
     seed = obj.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ConfigError(f"seed must be an integer, not {seed!r}")

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fisheye.impl.api import Network, SystemRequest
+from fisheye.impl.builtin_systems import BUILTIN
 from fisheye.impl.programs import Operation, Program, Read, Write
 from fisheye.spec.graph import ProximityGraph
 
@@ -34,21 +35,21 @@ def build_system(algorithm: str, graph: ProximityGraph, plan: Mapping[str, Seque
     progs: dict[str, list[Operation]] = {
         p: [Write(o.register, o.value) if o.kind == "w" else Read(o.register) for o in plan[p]]
         for p in processes}
-    program = str(Program.of(progs))
+    entry = BUILTIN.get(algorithm)
+    if entry is None:
+        raise ValueError(f"unknown algorithm {algorithm!r} (expected one of {', '.join(BUILTIN)})")
+    takes = entry.accepts["protocol"]
     # through the registry, as every other command builds a system
-    if algorithm == "toco":
-        return make(algorithm, SystemRequest(scenario=program, graph=graph, network=Network.FIFO,
-                                             variant=variant))
-    if algorithm == "lcb":
-        return make(algorithm, SystemRequest(scenario=program, network=Network.FIFO,
-                                             options=(("urb_delivery", "lazy"),)))
-    raise ValueError(f"unknown algorithm {algorithm!r} (expected toco or lcb)")
+    request = SystemRequest(scenario=str(Program.of(progs)), graph=graph if "graph" in takes else None,
+                            network=Network.FIFO, variant=variant if "variant" in takes else None,
+                            options=entry.timed)
+    return make(algorithm, request)
 
 
 def expected_models(algorithm: str, graph: ProximityGraph) -> tuple[str, ...]:
-    """The models every history of the system must satisfy (what the tests check)."""
-    if algorithm == "lcb":
-        return ("cc",)
+    """The models every history of the system must satisfy (what the tests check): its
+    entry's models, and on the complete graph its further ones."""
+    entry = BUILTIN[algorithm]
     n = len(graph.processes)
     complete = len(graph.edges) == n * (n - 1) // 2
-    return ("fisheye", "cc", "sc") if complete else ("fisheye", "cc")
+    return entry.models + entry.complete_models if complete else entry.models
