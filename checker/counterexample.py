@@ -217,8 +217,8 @@ def from_run(system: System[Any], schedule: Sequence[Step], violates: str, *, se
         history=h, violates=violates, algorithm=info.algorithm,
         variant=None if info.variant is None else str(info.variant),
         mutant=None if info.mutant is None else str(info.mutant), network=info.network.value,
-        schedule=tuple(schedule), system_graph=tuple(info.graph.edges), scenario=info.scenario,
-        program=None if info.scenario else info.program, search=search, details=details,
+        schedule=tuple(schedule), system_graph=tuple(info.graph.edges), scenario=info.scenario_name,
+        program=info.program, search=search, details=details,
         delivery_logs=logs_as_json(system.delivery_logs(state)), explanation=explanation,
         level=info.level, crashes=info.crashes, options=info.options)
 

@@ -140,6 +140,31 @@ def resolve(name: str) -> SystemFactory:
     raise ValueError(f"unknown system {name!r} (expected one of: {known}, or package.module:factory)")
 
 
+def command_options(record: SystemRequest) -> list[str]:
+    """The scenario and the options of ``fisheye explore`` (or ``simulate``) that rebuild
+    the system ``record`` describes (its ``info``): every one it records, except those a
+    built-in's entry says it does not take (the command line refuses them).  The one
+    writer of a system's part of the printed and recorded commands."""
+    entry = BUILTIN_FACTORIES.get(record.system)
+    takes = None if entry is None else entry.accepts.get(record.level, ())
+    graph = record.graph
+    parts = [str(record.scenario), "--system", record.system]
+    if record.level != "protocol":
+        parts += ["--level", record.level]
+    if takes is None or "graph" in takes:
+        text = graph
+        if isinstance(graph, ProximityGraph):
+            text = ",".join(f"{a}:{b}" for a, b in graph.edges) or "empty"
+        if text is not None:
+            parts += ["--graph", str(text)]
+    values = {"network": Network(record.network).value, "variant": record.variant, "mutant": record.mutant,
+              "crashes": record.crashes or None}
+    for opt, value in values.items():
+        if value is not None and (takes is None or opt in takes):
+            parts += [f"--{opt}", str(value)]
+    return parts
+
+
 def make(name: str, request: SystemRequest) -> System[Any]:
     """Build the system ``name`` for ``request`` and check it keeps the contract."""
     factory = resolve(name)

@@ -174,26 +174,8 @@ def explore(system: System[Any] | str, program: Any = None, *, model: Model | st
 
 
 def _command(system: Any, model: str | None) -> str:
-    """The ``fisheye explore`` command that runs the same exploration (the options that
-    apply to the system only: the command line refuses the others)."""
-    info = system.info
-    parts = ["fisheye", "explore", str(info.scenario or info.program), "--system", info.algorithm,
-             "--model", model or "none"]
-    if info.algorithm == "lcb":           # its graph is its scenario's locality
-        parts += ["--network", info.network.value]
-        if info.crashes:
-            parts += ["--crashes", str(info.crashes)]
-        return shlex.join(parts)
-    parts += ["--graph", ",".join(f"{a}:{b}" for a, b in info.graph.edges) or "empty"]
-    if info.level != "protocol":
-        parts += ["--level", info.level]
-        if info.algorithm == "toco":      # Algorithm 2 over the broadcast specification
-            return shlex.join(parts)
-    parts += ["--network", info.network.value]
-    for opt in ("variant", "mutant"):
-        value = getattr(info, opt)
-        if value is not None:
-            parts += [f"--{opt}", str(value)]
-    if info.crashes:
-        parts += ["--crashes", str(info.crashes)]
-    return shlex.join(parts)
+    """The ``fisheye explore`` command that runs the same exploration (the system's part
+    from its record, as the command line writes it)."""
+    from fisheye.checker.systems import command_options
+
+    return shlex.join(["fisheye", "explore", *command_options(system.info), "--model", model or "none"])

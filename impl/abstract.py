@@ -71,7 +71,7 @@ from .api import (
     Network,
     Property,
     Step,
-    SystemInfo,
+    SystemRequest,
     deadlock_freedom,
     model_property,
     some_complete_run,
@@ -100,8 +100,8 @@ class AbstractSystem:
             graph = ProximityGraph.of(program.processes, graph.edges)
         self.program, self.graph, self.keep_logs, self.scenario = program, graph, keep_logs, scenario
         self.processes: tuple[str, ...] = program.processes
-        self.info = SystemInfo(ALGORITHM, scenario, Network.FIFO, graph, level=self.level,
-                               program=None if scenario else str(program))
+        self.info = SystemRequest(scenario=scenario or str(program), graph=graph, network=Network.FIFO,
+                                  level=self.level, system=ALGORITHM)
         self.read_names: tuple[str, ...] = program.read_names
         n = self.n = len(self.processes)
         idx = {p: i for i, p in enumerate(self.processes)}

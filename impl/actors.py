@@ -90,7 +90,7 @@ from .api import (
     Property,
     Step,
     SystemFault,
-    SystemInfo,
+    SystemRequest,
     deadlock_freedom,
     model_property,
     some_complete_run,
@@ -220,7 +220,8 @@ class _ActorNetwork(Generic[L]):
         unknown = self.crashable - set(self.processes)
         if unknown:
             raise ValueError(f"crashable names unknown processes {sorted(unknown)}")
-        self.info = SystemInfo(name, scenario, self.network, self.graph, crashes=crashes, options=options)
+        self.info = SystemRequest(scenario=scenario, graph=self.graph, network=self.network, crashes=crashes,
+                                  options=options, system=name)
         base = (model_property(model),) if model else ()
         self._properties = (*base, *properties, deadlock_freedom(self.is_final), some_complete_run())
         self._op_steps = tuple(Step("op", p) for p in self.processes)

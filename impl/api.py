@@ -8,8 +8,8 @@ transition system (every :class:`System` provides all of this):
 
 * ``processes`` and ``graph``: its process names and the proximity graph it runs with
   (the graph of the models of section 3 of the paper; the empty graph when it has
-  none); ``info``: what identifies it (:class:`SystemInfo`: the registry name, the
-  scenario, the options), enough to rebuild it (counterexample files, replay);
+  none); ``info``: what identifies it (:class:`SystemRequest`: the registry name, the
+  scenario, the options), the request that rebuilds it (counterexample files, replay);
 * ``initial()``, ``enabled(state)`` (the enabled steps, in a deterministic order),
   ``apply(state, step)`` (the successor, a pure function), ``is_final(state)`` (a
   *complete* run's end; a state with no enabled step that is not final is a deadlock);
@@ -150,16 +150,21 @@ S_co = TypeVar("S_co", bound=Hashable, covariant=True)
 # ---- identity ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SystemRequest:
-    """The arguments every system factory takes (the command line's options, or a
-    counterexample file's keys).  A factory rejects an option it does not support with a
-    ``ValueError`` naming it (never ignores it).
+    """A system's identity, the one record of it: what a factory is asked for (the
+    command line's options, or a counterexample file's keys) and, as the built system's
+    ``info``, what it was built as -- so that the header, the files and the printed
+    command that reproduces a run are written from one value.  A factory rejects an
+    option it does not support with a ``ValueError`` naming it (never ignores it), and
+    records the request it keeps, its defaults filled in (``graph`` the
+    :class:`ProximityGraph` it runs with, ``system`` the name it was made under).
 
-    ``scenario``: a scenario name or a program in text form (None: the factory's
-    default); ``graph``: the proximity graph, as the contract's GRAPH text (``paper``,
-    ``empty``, ``complete``, ``p:q,r:s``) or a :class:`ProximityGraph` (None: the
-    factory's default); ``options``: further factory options as sorted (name, JSON
-    value) pairs; ``system``: the name the registry called the factory under, which the
-    factory records as ``SystemInfo.algorithm`` (so that files name it)."""
+    ``scenario``: a scenario name or a program in text form (None in a request: the
+    factory's default); ``graph``: the proximity graph, as the contract's GRAPH text
+    (``paper``, ``empty``, ``complete``, ``p:q,r:s``) or a :class:`ProximityGraph` (None:
+    the factory's default); ``options``: further factory options as sorted (name, JSON
+    value) pairs; ``system``: the name of its factory in the registry of systems
+    (:mod:`fisheye.checker.systems`: a built-in, an entry point, or a user's
+    ``package.module:factory``)."""
 
     scenario: str | None = None
     graph: str | ProximityGraph | None = None
@@ -174,47 +179,50 @@ class SystemRequest:
     def option(self, name: str, default: Any = None) -> Any:
         return dict(self.options).get(name, default)
 
+    @property
+    def algorithm(self) -> str:
+        """``system``, under the key files and reports give it."""
+        return self.system
 
-@dataclass(frozen=True)
-class SystemInfo:
-    """What identifies a system, enough for its factory to rebuild it (:meth:`request`).
+    @property
+    def program(self) -> str | None:
+        """The program's text when ``scenario`` is a program (it has a ``p:`` part), else None."""
+        return self.scenario if self.scenario is not None and ":" in self.scenario else None
 
-    ``algorithm``: the name of its factory in the registry of systems (``toco``,
-    ``lcb``, or a user's ``package.module:factory``); ``scenario``: the scenario name
-    (None for a bare program, then ``program`` is the program's text form);
-    ``graph``: the proximity graph it runs with; ``options``: further factory options
-    as sorted (name, JSON value) pairs."""
-
-    algorithm: str
-    scenario: str | None
-    network: Network
-    graph: ProximityGraph
-    variant: str | None = None
-    mutant: str | None = None
-    level: str = "protocol"
-    program: str | None = None
-    crashes: int = 0
-    options: tuple[tuple[str, Any], ...] = ()
+    @property
+    def scenario_name(self) -> str | None:
+        """``scenario`` when it names a scenario, None when it is a program."""
+        return None if self.program is not None else self.scenario
 
     def request(self) -> SystemRequest:
-        """The request that rebuilds this system."""
-        return SystemRequest(scenario=self.scenario if self.scenario is not None else self.program,
-                             graph=self.graph, network=self.network, variant=self.variant,
-                             mutant=self.mutant, crashes=self.crashes, level=self.level,
-                             options=self.options, system=self.algorithm)
+        """The record itself: what rebuilds the system it describes."""
+        return self
 
     def describe(self) -> dict[str, Any]:
         """The JSON object reports and counterexample files show."""
-        out: dict[str, Any] = {"scenario": self.scenario, "algorithm": self.algorithm, "level": self.level,
+        graph = self.graph.to_json() if isinstance(self.graph, ProximityGraph) else self.graph
+        out: dict[str, Any] = {"scenario": self.scenario_name, "algorithm": self.system, "level": self.level,
                                "variant": None if self.variant is None else str(self.variant),
                                "mutant": None if self.mutant is None else str(self.mutant),
-                               "network": self.network.value, "graph": self.graph.to_json()}
+                               "network": Network(self.network).value, "graph": graph}
         if self.program is not None:
             out["program"] = self.program
         if self.crashes:
             out["crashes"] = self.crashes
         out.update(dict(self.options))
         return out
+
+
+def SystemInfo(algorithm: str, scenario: str | None, network: Network, graph: ProximityGraph,  # noqa: N802
+               variant: str | None = None, mutant: str | None = None, level: str = "protocol",
+               program: str | None = None, crashes: int = 0,
+               options: tuple[tuple[str, Any], ...] = ()) -> SystemRequest:
+    """Deprecated: a system's record is a :class:`SystemRequest` (``system`` is the
+    registry name, ``scenario`` the scenario name or the program's text).  This builds
+    one from the former fields."""
+    return SystemRequest(scenario=scenario if scenario is not None else program, graph=graph,
+                         network=Network(network), variant=variant, mutant=mutant, crashes=crashes,
+                         level=level, options=options, system=algorithm)
 
 
 # ---- every system -----------------------------------------------------------------------
@@ -230,7 +238,7 @@ class System(Protocol[S]):
     def graph(self) -> ProximityGraph: ...
 
     @property
-    def info(self) -> SystemInfo: ...
+    def info(self) -> SystemRequest: ...
 
     def initial(self) -> S: ...
 

@@ -76,7 +76,6 @@ from .api import (
     Property,
     PropertyKind,
     Step,
-    SystemInfo,
     SystemRequest,
 )
 from .programs import SCENARIOS as ALL_SCENARIOS
@@ -386,8 +385,9 @@ class LcbSystem(CrashStopSystem[LcbProc]):
                          crashes=crashes, crashable=crashable)
         self.ranks = dict(self._index)
         loc = tuple(sorted((p, tuple(sorted(qs))) for p, qs in self.locality.items()))
-        self.info = SystemInfo("lcb", name, self.network, self.graph, variant="published", crashes=crashes,
-                               options=(("locality", loc), ("urb_delivery", urb_delivery)))
+        self.info = SystemRequest(scenario=name, graph=self.graph, network=self.network, variant="published",
+                                  crashes=crashes, system="lcb",
+                                  options=(("locality", loc), ("urb_delivery", urb_delivery)))
         self.add_properties(*self._lcurb_properties())
 
     def _lcurb_properties(self) -> tuple[Property, ...]:
@@ -510,7 +510,6 @@ def lcb_factory(request: SystemRequest) -> LcbSystem:
         system = LcbSystem(ps, locality or {p: [q for q in ps if q != p] for p in ps}, MemoryApp(program),
                            crashes=request.crashes, network=request.network, urb_delivery=urb_delivery,
                            name=str(program))
-        system.info = replace(system.info, scenario=None, program=str(program))
     else:
         system = make_lcb_system(text, crashes=request.crashes, network=request.network, locality=locality,
                                  urb_delivery=urb_delivery)

@@ -41,7 +41,6 @@ from .api import (
     Property,
     PropertyKind,
     Step,
-    SystemInfo,
     SystemRequest,
     deadlock_freedom,
     model_property,
@@ -85,8 +84,8 @@ class TocoSystem(MessagePassing["GlobalState"]):
         self.variant = Variant(variant)
         self.mutant = mutant
         self.processes: tuple[str, ...] = program.processes
-        self.info = SystemInfo(ALGORITHM, scenario, self.network, graph, variant=self.variant, mutant=mutant,
-                               program=None if scenario else str(program))
+        self.info = SystemRequest(scenario=scenario or str(program), graph=graph, network=self.network,
+                                  variant=self.variant, mutant=mutant, system=ALGORITHM)
         self.read_names: tuple[str, ...] = program.read_names
         n = self.n = len(program.processes)
         self._index = {p: i for i, p in enumerate(self.processes)}
@@ -135,7 +134,7 @@ class TocoSystem(MessagePassing["GlobalState"]):
         raw = self
         if prune_deviations != self.condition_reads:
             raw = TocoSystem(self.program, self.graph, network=self.network, variant=self.variant,
-                             mutant=self.mutant, scenario=self.info.scenario,
+                             mutant=self.mutant, scenario=self.info.scenario_name,
                              condition_reads=prune_deviations)
         if reduction == "none":
             return ExplorationView(raw, "none")

@@ -14,6 +14,7 @@ from fisheye.impl.api import (
     HasInfeasible,
     HasOutcomes,
     MessagePassing,
+    Network,
     PorModel,
     Step,
     System,
@@ -142,7 +143,35 @@ def test_the_latency_baseline_is_the_registrys_lcb_running_the_plan():
 
     plan = {"p": [PlannedOp("w", "X", 1, 0.0)], "q": [PlannedOp("r", "X", None, 1.0)]}
     s = build_system("lcb", ProximityGraph.complete(("p", "q")), plan)
-    assert s.info.algorithm == "lcb" and s.info.scenario is None
+    assert s.info.algorithm == "lcb" and s.info.scenario_name is None
     assert s.info.program == "p: write(X,1); q: read(X)"
     assert dict(s.info.options)["urb_delivery"] == "lazy"
     assert make("lcb", s.info.request()).info == s.info
+
+
+@pytest.mark.parametrize("name, request_", [
+    ("toco", SystemRequest("fig6")),
+    ("toco", SystemRequest("paris-berlin-newyork", "complete", variant="published", mutant="no-t2",
+                           network=Network.UNORDERED)),
+    ("toco", SystemRequest("p0: write(X,1); p1: a=read(X)", "p0:p1")),
+    ("toco", SystemRequest("fig6", level="abstract")),
+    ("lcb", SystemRequest("lcb3", crashes=1)),
+    ("tests.user_systems:eager", SystemRequest("p0: write(X,1); p1: read(X)", "p0:p1",
+                                               network=Network.UNORDERED)),
+])
+def test_the_command_written_from_the_record_rebuilds_the_same_system(name, request_, capsys):
+    import json
+
+    from fisheye.checker.cli.main import main
+    from fisheye.checker.systems import command_options
+
+    record = make(name, request_).info
+    argv = command_options(record)
+    assert argv[argv.index("--system") + 1] == name
+    code = main(["explore", *argv, "--model", "none", "--max-states", "20", "--quiet", "--json"])
+    assert code in (0, 3)
+    report = json.loads(capsys.readouterr().out)
+    described = record.describe()
+    for key in ("algorithm", "level", "variant", "mutant", "network"):
+        assert report.get(key) == described[key], key     # the report omits no mutant
+    assert report["graph"] == described["graph"]

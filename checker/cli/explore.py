@@ -313,7 +313,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump(report, sys.stdout)
         sys.stdout.write("\n")
     else:
-        _print_text(report, args, saved)
+        _print_text(report, args, saved, command_line(args, ctx.system.info))
     return exit_status(report)
 
 
@@ -383,13 +383,14 @@ def _prepare_dir(path: str) -> None:
         raise UsageError(f"--save {path}: cannot create the directory ({e.strerror})") from None
 
 
-def command_line(args: argparse.Namespace) -> str:
-    """The explore command that reproduces this report (for the files' ``search`` key)."""
-    parts = ["fisheye", "explore", args.scenario]
-    if getattr(args, "system", None) is not None and args.system != args.algorithm:
-        parts += ["--system", args.system]
-    for opt in ("graph", "level", "algorithm", "variant", "network", "mutant", "crashes", "model",
-                "model_graph", "reduction", "master", "partitions"):
+def command_line(args: argparse.Namespace, record: Any) -> str:
+    """The explore command that reproduces this report (for the files' ``search`` key and
+    the text report): the system from its record (``record``, the explored system's
+    ``info``), the search's own options from the command line."""
+    from ..systems import command_options
+
+    parts = ["fisheye", "explore", *command_options(record)]
+    for opt in ("model", "model_graph", "reduction", "master", "partitions"):
         v = getattr(args, opt, None)
         if v is not None and not (opt == "reduction" and v == "auto"):
             parts += [f"--{opt.replace('_', '-')}", str(v)]
@@ -408,7 +409,7 @@ def save_counterexamples(system: Any, report: dict[str, Any], args: argparse.Nam
 
     found = [(v["violates"], [Step.from_json(s) for s in v["schedule"]]) for v in report["violations"]]
     try:
-        paths = save(system, found, args.save, scenario=args.scenario, search=command_line(args),
+        paths = save(system, found, args.save, scenario=args.scenario, search=command_line(args, system.info),
                      check_graph=model_graph)
     except ValueError as e:
         raise UsageError(f"--save: {e}") from None
@@ -435,7 +436,7 @@ def violation_title(v: dict[str, Any]) -> str:
     return f"property '{v['violates']}' of the system violated by a run"
 
 
-def _print_text(r: dict[str, Any], args: argparse.Namespace, saved: list[str]) -> None:
+def _print_text(r: dict[str, Any], args: argparse.Namespace, saved: list[str], command: str) -> None:
     w = sys.stdout.write
     kernel = f"; {r['kernel']} kernel" if r.get("kernel") else ""
     w(f"{r['scenario']}: {system_text(r)}; graph {edges_text(r['graph'])}{kernel}\n")
@@ -492,4 +493,4 @@ def _print_text(r: dict[str, Any], args: argparse.Namespace, saved: list[str]) -
             w(f"      explain it: fisheye explain {shlex.quote(saved[k - 1])}\n")
     if not saved:
         w(f"  to explain them, save them and run fisheye explain on the files written:\n"
-          f"    {command_line(args)} --save DIR\n")
+          f"    {command} --save DIR\n")
