@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fisheye.checker.engines import check, closure_kernel
+from fisheye.checker.engines import check, closure_kernel, lin_kernel  # noqa: F401  (all kernels listed)
 from fisheye.spec.history import History, load_history
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -84,7 +84,7 @@ FRESH_CHECK = """
 import random, sys
 sys.path.insert(0, {bench!r})
 from histgen import cc_history
-from fisheye.checker.engines import check, closure_kernel
+from fisheye.checker.engines import check, closure_kernel, lin_kernel  # noqa: F401  (all kernels listed)
 history = cc_history(random.Random(7), 4, 400, 3)
 assert len(history.ops) >= closure_kernel.COMPILED_FROM
 check(history, "cc", engine="direct")

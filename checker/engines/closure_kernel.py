@@ -31,8 +31,7 @@ from typing import Any
 
 import numpy as np
 
-COMPILED_FROM = 300
-"""Operations from which a check runs the compiled kernels (below: Python, no numba)."""
+from .compiled import COMPILED_FROM
 
 
 class Kernel:
@@ -62,25 +61,30 @@ _KERNELS: list[Kernel] = []
 
 
 def compile_kernels() -> None:
-    """Compile every kernel (or load it from numba's cache), callees first: each is
-    compiled from a copy of its Python function whose globals name the compiled callees
+    """Compile every kernel (this module's and :mod:`.lin_kernel`'s) or load it from
+    numba's cache, callees first: each is compiled from a copy of its Python function
+    whose globals (its module's) name the compiled callees
     (numba resolves them when it compiles, and cannot call a :class:`Kernel`).  Done at
     the first compiled call; a caller may do it earlier (before limiting the process's
     memory, say)."""
     from numba import njit
 
+    from . import lin_kernel  # noqa: F401  (its kernels join the list)
+
     if all(kernel._compiled is not None for kernel in _KERNELS):
         return
-    namespace = dict(globals())
+    compiled_names: dict[str, Any] = {}
     for kernel in _KERNELS:
         f = kernel.py_func
-        copy = types.FunctionType(f.__code__, namespace, f.__name__, f.__defaults__, f.__closure__)
-        copy.__qualname__, copy.__doc__ = f.__qualname__, f.__doc__
-        try:
-            compiled = njit(kernel.signature, cache=True)(copy)
-        except RuntimeError:  # numba: "cannot cache function ...: no locator available"
-            compiled = njit(kernel.signature)(copy)
-        namespace[f.__name__] = kernel._compiled = compiled
+        if kernel._compiled is None:
+            namespace = {**f.__globals__, **compiled_names}
+            copy = types.FunctionType(f.__code__, namespace, f.__name__, f.__defaults__, f.__closure__)
+            copy.__qualname__, copy.__doc__ = f.__qualname__, f.__doc__
+            try:
+                kernel._compiled = njit(kernel.signature, cache=True)(copy)
+            except RuntimeError:  # numba: "cannot cache function ...: no locator available"
+                kernel._compiled = njit(kernel.signature)(copy)
+        compiled_names[f.__name__] = kernel._compiled
 
 
 def cache_counts() -> tuple[int, int]:

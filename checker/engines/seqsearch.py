@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from fisheye.spec.history import History, Op, value_key
 from fisheye.spec.realtime import RealTimePairs
 
+from . import compiled
+
 INF = float("inf")
 
 
@@ -157,6 +159,15 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
             for k, op in enumerate(lane)] for i, lane in enumerate(lanes)]
 
     init = tuple(value_key(history.initial_value(r)) for r in regs)
+    # lanes whose last operation is a maybe that never returned: that operation is
+    # scanned apart (a pool), so that the lane scan can skip finished lanes
+    pool = sorted((i for i in range(P) if need[i] < lengths[i]), key=lambda i: (inv[i][-1], i))
+    # the common case of large checks (lin, register by register), compiled
+    if timed and complete_g and len(keep) >= compiled.COMPILED_FROM:
+        from .lin_kernel import search_compiled
+
+        return search_compiled(lanes, inv, comp, kind, reg, new, old, maybe, sig, need, pool, init, budget)
+
     # configurations met, keyed by the values and a 128-bit Zobrist hash of the positions
     # (updated in O(1) per move; the positions themselves cost O(processes) to copy,
     # hash and keep, and a history with indeterminate operations has a process per
@@ -169,10 +180,6 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
         start_hash ^= zobrist[i][0]
     seen: set[tuple[int, tuple]] = {(start_hash, init)}
     path: list[int | None] = []  # uid placed, or None for a drop
-
-    # lanes whose last operation is a maybe that never returned: that operation is
-    # scanned apart (a pool), so that the lane scan can skip finished lanes
-    pool = sorted((i for i in range(P) if need[i] < lengths[i]), key=lambda i: (inv[i][-1], i))
 
     def judge(i: int, k: int, vals: tuple, out: list[tuple[int, bool]], pend_sigs: set) -> bool:
         """Add the moves of operation k of lane i to ``out``; True: forced, alone."""
