@@ -50,27 +50,63 @@ REQUIRED = ("history", "violates", "algorithm", "variant", "mutant", "network", 
 
 @dataclass(frozen=True)
 class Counterexample:
+    """A run that violates ``violates``: its ``history``, its ``schedule`` and the record
+    of its system (``record``, the system's ``info``: what its factory rebuilds it from;
+    the file's system keys are views of it)."""
+
     history: History
     violates: str
-    algorithm: str
-    variant: str | None
-    mutant: str | None
-    network: str
+    record: SystemRequest
     schedule: tuple[Step, ...]
-    system_graph: tuple[tuple[str, str], ...]
-    scenario: str | None = None
-    program: str | None = None
     search: str = ""
     details: str = ""
     delivery_logs: Mapping[str, Any] = field(default_factory=dict)
     explanation: Mapping[str, Any] | None = None
-    level: str = "protocol"
-    crashes: int | None = None
-    options: tuple[tuple[str, Any], ...] = ()
 
     @property
     def is_model(self) -> bool:
         return self.violates in MODEL_NAMES
+
+    @property
+    def algorithm(self) -> str:
+        return self.record.system
+
+    @property
+    def variant(self) -> str | None:
+        return None if self.record.variant is None else str(self.record.variant)
+
+    @property
+    def mutant(self) -> str | None:
+        return None if self.record.mutant is None else str(self.record.mutant)
+
+    @property
+    def network(self) -> str:
+        return Network(self.record.network).value
+
+    @property
+    def scenario(self) -> str | None:
+        return self.record.scenario_name
+
+    @property
+    def program(self) -> str | None:
+        return self.record.program
+
+    @property
+    def system_graph(self) -> tuple[tuple[str, str], ...]:
+        g = self.record.graph
+        return tuple(g.edges) if isinstance(g, ProximityGraph) else ()
+
+    @property
+    def level(self) -> str:
+        return self.record.level
+
+    @property
+    def crashes(self) -> int:
+        return self.record.crashes
+
+    @property
+    def options(self) -> tuple[tuple[str, Any], ...]:
+        return self.record.options
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -97,22 +133,14 @@ class Counterexample:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
 
     def request(self) -> SystemRequest:
-        """What the system's factory is asked for to rebuild the run's system."""
-        crashes = self.crashes
-        if crashes is None:   # files written before the key: the crashes the schedule performs
-            from fisheye.impl.lcb import crashes_in
-
-            crashes = crashes_in(self.schedule)
-        return SystemRequest(scenario=self.scenario if self.scenario else self.program,
-                             graph=ProximityGraph.of(self.history.processes, self.system_graph),
-                             network=Network.parse(self.network), variant=self.variant, mutant=self.mutant,
-                             crashes=crashes, level=self.level, options=self.options, system=self.algorithm)
+        """What the system's factory is asked for to rebuild the run's system: its record."""
+        return self.record
 
     def system(self) -> System[Any]:
         """The run's system, rebuilt by its factory (``ValueError`` if it cannot be)."""
         from .systems import make
 
-        return make(self.algorithm, self.request())
+        return make(self.algorithm, self.record)
 
 
 def is_counterexample(obj: Any) -> bool:
@@ -146,16 +174,25 @@ def from_json(obj: Any, source: str | None = None) -> Counterexample:
     crashes = obj.get("crashes")
     if crashes is not None and (not isinstance(crashes, int) or isinstance(crashes, bool) or crashes < 0):
         raise bad("'crashes' must be a non-negative integer")
+    schedule = tuple(Step.from_json(s) for s in sched)
+    if crashes is None:   # files written before the key: the crashes the schedule performs
+        from fisheye.impl.lcb import crashes_in
+
+        crashes = crashes_in(schedule)
+    try:
+        network = Network.parse(str(obj["network"]))
+    except ValueError as e:
+        raise bad(f"'network': {e}") from None
+    record = SystemRequest(scenario=obj.get("scenario") or obj.get("program"),
+                           graph=ProximityGraph.of(history.processes, [(a, b) for a, b in sg]),
+                           network=network, variant=None if obj["variant"] is None else str(obj["variant"]),
+                           mutant=obj["mutant"], crashes=crashes, level=str(obj.get("level") or "protocol"),
+                           options=tuple(sorted((str(k), _tuplify(v)) for k, v in opts.items())),
+                           system=str(obj["algorithm"]))
     return Counterexample(
-        history=history, violates=obj["violates"], algorithm=str(obj["algorithm"]),
-        variant=None if obj["variant"] is None else str(obj["variant"]), mutant=obj["mutant"],
-        network=str(obj["network"]),
-        schedule=tuple(Step.from_json(s) for s in sched),
-        system_graph=tuple((a, b) for a, b in sg), scenario=obj.get("scenario"),
-        program=obj.get("program"), search=str(obj.get("search", "")), details=str(obj.get("details", "")),
-        delivery_logs=obj.get("delivery_logs") or {}, explanation=obj.get("explanation"),
-        level=str(obj.get("level") or "protocol"), crashes=crashes,
-        options=tuple(sorted((str(k), _tuplify(v)) for k, v in opts.items())))
+        history=history, violates=obj["violates"], record=record, schedule=schedule,
+        search=str(obj.get("search", "")), details=str(obj.get("details", "")),
+        delivery_logs=obj.get("delivery_logs") or {}, explanation=obj.get("explanation"))
 
 
 def _tuplify(x: Any) -> Any:
@@ -203,7 +240,6 @@ def from_run(system: System[Any], schedule: Sequence[Step], violates: str, *, se
     h = system.history(state)
     if check_graph is not None:
         h = h.with_edges(check_graph.edges)
-    info = system.info
     explanation = None
     if violates in MODEL_NAMES and explain:
         from .explain import explain as do_explain
@@ -214,13 +250,8 @@ def from_run(system: System[Any], schedule: Sequence[Step], violates: str, *, se
     elif violates not in MODEL_NAMES and not details:
         details = property_failure(system, state, violates) or ""
     return Counterexample(
-        history=h, violates=violates, algorithm=info.algorithm,
-        variant=None if info.variant is None else str(info.variant),
-        mutant=None if info.mutant is None else str(info.mutant), network=info.network.value,
-        schedule=tuple(schedule), system_graph=tuple(info.graph.edges), scenario=info.scenario_name,
-        program=info.program, search=search, details=details,
-        delivery_logs=logs_as_json(system.delivery_logs(state)), explanation=explanation,
-        level=info.level, crashes=info.crashes, options=info.options)
+        history=h, violates=violates, record=system.info, schedule=tuple(schedule), search=search,
+        details=details, delivery_logs=logs_as_json(system.delivery_logs(state)), explanation=explanation)
 
 
 def property_failure(system: System[Any], state: Any, name: str) -> str | None:
