@@ -35,8 +35,10 @@ EXPLORED_MODELS = tuple(m for m in Model if not m.uses_time)
 """The models an explored history is checked against: those without real time (the
 explored systems' histories carry no invocation and completion times)."""
 MODELS = (*(m.value for m in EXPLORED_MODELS), "none")
-DEFAULTS = {"level": "protocol", "algorithm": DEFAULT, "variant": "corrected", "network": "fifo",
-            "crashes": 0, "model": "fisheye"}
+DEFAULTS = {"level": "protocol", "network": "fifo", "crashes": 0, "model": "fisheye"}
+"""The defaults of the options every system is asked for (the others are the system's:
+its factory fills them in and its record says what it ran)."""
+SYSTEM_OPTIONS = ("level", "algorithm", "variant", "mutant", "network", "crashes", "model")
 
 EPILOG = """examples:
   fisheye explore paris-berlin-newyork                 # Figure 3 on the paper's graph
@@ -148,9 +150,7 @@ def _is_program(scenario: str) -> bool:
 
 def check_applicable(args: argparse.Namespace) -> None:
     """Options given explicitly that do not apply to the system explored are errors."""
-    given = {k for k in DEFAULTS if getattr(args, k) is not None}
-    if args.mutant is not None:
-        given.add("mutant")
+    given = {k for k in SYSTEM_OPTIONS if getattr(args, k) is not None}
     name = args.algorithm or DEFAULT
     if args.system is not None and args.system not in BUILTIN:
         return _check_spark(args)   # a user's system: its factory judges its options
@@ -295,10 +295,10 @@ def run(args: argparse.Namespace) -> int:
                            progress=None if args.quiet else Progress(label="explore (full)"))
     except SystemFault as fault:
         return system_error(ctx, fault, system_name)
-    if args.mutant is not None:  # the library's report names no mutant when there is none
-        report.setdefault("mutant", args.mutant)
+    if ctx.system.info.mutant is not None:  # the library's report names no mutant when there is none
+        report.setdefault("mutant", str(ctx.system.info.mutant))
     if "crashes" in BUILTIN.get(system_name, BUILTIN[DEFAULT]).accepts.get(opts["level"], ()):
-        report.setdefault("crashes", opts["crashes"])
+        report.setdefault("crashes", ctx.system.info.crashes)
     if args.full:
         report["full"] = {k: full[k] for k in ("complete", "states", "terminal_states", "histories",
                                                "deadlocks", "transitions", "violations_total", "seconds")}
