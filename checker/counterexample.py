@@ -35,6 +35,7 @@ from fisheye.impl.api import (
     Step,
     System,
     SystemRequest,
+    crashes_in,
     logs_as_json,
 )
 from fisheye.impl.api import replay as replay_schedule
@@ -176,8 +177,6 @@ def from_json(obj: Any, source: str | None = None) -> Counterexample:
         raise bad("'crashes' must be a non-negative integer")
     schedule = tuple(Step.from_json(s) for s in sched)
     if crashes is None:   # files written before the key: the crashes the schedule performs
-        from fisheye.impl.lcb import crashes_in
-
         crashes = crashes_in(schedule)
     try:
         network = Network.parse(str(obj["network"]))

@@ -356,6 +356,12 @@ CRASH_KINDS = frozenset({"crash", "lose", "op+crash", "recv+crash"})
 """The step kinds of crash faults (:class:`CrashStop`)."""
 
 
+def crashes_in(schedule: Iterable[Step]) -> int:
+    """The number of crashes a schedule performs (the ``crash`` and ``...+crash`` steps
+    of :class:`CrashStop`)."""
+    return sum(1 for s in schedule if s.kind == "crash" or s.kind.endswith("+crash"))
+
+
 class CrashStop(HasChannels[S], ABC):
     """Processes that share nothing but the network and may *crash* (crash-stop faults:
     the model of the uniform reliable broadcast the localized causal broadcast uses, in

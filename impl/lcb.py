@@ -75,7 +75,6 @@ from .api import (
     Network,
     Property,
     PropertyKind,
-    Step,
     SystemRequest,
 )
 from .programs import SCENARIOS as ALL_SCENARIOS
@@ -448,11 +447,6 @@ class LcbSystem(CrashStopSystem[LcbProc]):
         """The delivery logs of ``state`` as a run for :mod:`fisheye.spec.lcurb`."""
         return lcurb.make_run(self.processes, self.locality, self.delivery_logs(state),
                               self.crashed(state), complete=self.is_final(state))
-
-
-def crashes_in(schedule: Iterable[Step]) -> int:
-    """The number of crashes a schedule performs (``crash`` and ``...+crash`` steps)."""
-    return sum(1 for s in schedule if s.kind == "crash" or s.kind.endswith("+crash"))
 
 
 def mutual_locality_graph(processes: Sequence[str], locality: Mapping[str, frozenset[str]]) -> ProximityGraph:
