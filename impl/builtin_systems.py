@@ -15,8 +15,10 @@ here.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from .toco import Mutant, Variant
 
 
 def plural(n: int, one: str, many: str | None = None) -> str:
@@ -32,7 +34,9 @@ class Builtin:
     error; ``timed``: the options of a timed simulation (``fisheye latency``), where
     every internal step fires as soon as it is enabled; ``models``: the models its
     histories satisfy on any graph, and ``complete_models`` the further ones on the
-    complete graph (what a latency run checks)."""
+    complete graph (what a latency run checks); ``words``: what runs, in words, given the
+    level, variant, mutant, network and crashes (the header of explore, simulate and
+    explain); ``choices``: the values an option takes (``variant``, ``mutant``)."""
 
     factory: str
     summary: str
@@ -41,6 +45,7 @@ class Builtin:
     timed: tuple[tuple[str, Any], ...] = ()
     models: tuple[str, ...] = ("cc",)
     complete_models: tuple[str, ...] = ()
+    choices: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def _toco_words(*, level: str | None, variant: str | None, mutant: str | None, network: str | None,
@@ -60,13 +65,20 @@ def _lcb_words(*, level: str | None, variant: str | None, mutant: str | None, ne
 BUILTIN: dict[str, Builtin] = {
     "toco": Builtin("fisheye.impl.system:toco_factory", "Algorithms 1 and 2 of the paper",
                     {"protocol": ("graph", "variant", "mutant", "network"), "abstract": ("graph",)},
-                    _toco_words, models=("fisheye", "cc"), complete_models=("sc",)),
+                    _toco_words, models=("fisheye", "cc"), complete_models=("sc",),
+                    choices={"variant": tuple(v.value for v in Variant),
+                             "mutant": tuple(m.value for m in Mutant)}),
     "lcb": Builtin("fisheye.impl.lcb:lcb_factory", "the localized causal broadcast",
                    {"protocol": ("network", "crashes")}, _lcb_words, timed=(("urb_delivery", "lazy"),)),
 }
 
 DEFAULT = "toco"
 """The system the command line explores and simulates unless told another."""
+
+
+def choices(option: str) -> tuple[str, ...]:
+    """The values ``option`` takes in some built-in system, in the entries' order."""
+    return tuple(dict.fromkeys(v for b in BUILTIN.values() for v in b.choices.get(option, ())))
 
 
 def system_words(algorithm: str | None, *, level: str | None = "protocol", variant: str | None = None,

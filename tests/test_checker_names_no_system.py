@@ -37,3 +37,29 @@ def test_the_scan_finds_a_name_but_not_a_docstring():
     name = next(iter(BUILTIN))
     source = f'"""{name} in a docstring."""\nif algorithm == "{name}":\n    x = f"run {name} now"\n'
     assert [line for line, _ in named_systems(source)] == [2, 3]
+
+
+def imported_modules(source: str) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+# the modules of the built-in systems' algorithms, and the one checker module about one
+ALGORITHM_MODULES = {"fisheye.impl.system", "fisheye.impl.toco", "fisheye.impl.abstract", "fisheye.impl.lcb",
+                     "fisheye.impl.urb", "fisheye.impl.toco_quotient"}
+ABOUT_ONE = {"lcb_search.py": {"fisheye.impl.lcb"}}   # the localized broadcast's own searches
+
+
+def test_no_module_of_checker_imports_an_algorithm():
+    found = {}
+    for path in sorted(CHECKER.rglob("*.py")):
+        used = (imported_modules(path.read_text(encoding="utf-8")) & ALGORITHM_MODULES) - ABOUT_ONE.get(
+            path.name, set())
+        if used:
+            found[str(path.relative_to(CHECKER.parent))] = sorted(used)
+    assert not found, found

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fisheye.impl.builtin_systems import BUILTIN, DEFAULT
+from fisheye.impl.builtin_systems import BUILTIN, DEFAULT, choices
 from fisheye.spec.models import Model
 
 from ..errors import UsageError
@@ -76,16 +76,14 @@ def register(sub: Any) -> None:
                    help=f"the system to explore: {', '.join(BUILTIN)} (as --algorithm), the name of an "
                    "entry point of the group fisheye.systems, or package.module:factory (your own "
                    "protocol, docs/your-protocol.md)")
-    p.add_argument("--variant", default=None, choices=("corrected", "published"),
+    p.add_argument("--variant", default=None, choices=choices("variant"),
                    help="Algorithm 1 as published in the paper or corrected (default; see "
                    "docs/algorithm1-correction.md); protocol level only")
     p.add_argument("--network", default=None, choices=("fifo", "unordered"),
                    help="channel semantics (default fifo); protocol level only")
-    from fisheye.impl.toco import Mutant
-
     p.add_argument("--mutant", default=None, metavar="NAME",
                    help="run a deliberately broken version of Algorithm 1 or 2 ("
-                   + ", ".join(m.value for m in Mutant) + "); protocol level only")
+                   + ", ".join(choices("mutant")) + "); protocol level only")
     p.add_argument("--crashes", type=int, default=None, metavar="F",
                    help="at most F processes crash (a system with crash-stop processes only; default 0)")
     p.add_argument("--model", default=None, choices=MODELS, metavar="MODEL",
@@ -171,10 +169,11 @@ def check_applicable(args: argparse.Namespace) -> None:
         no("model-graph", "with --model none (no history is checked)")
     _check_spark(args)
     if args.no_prune:
-        from fisheye.impl.system import resolve_program
+        from fisheye.impl.programs import SCENARIOS, parse_program
 
         try:
-            program, _ = resolve_program(args.scenario)
+            sc = SCENARIOS.get(args.scenario)
+            program = sc.program if sc is not None else parse_program(args.scenario)
         except ValueError:
             return  # reported later, with the scenario names
         if not any(getattr(op, "expect", None) is not None for ops in program.ops for op in ops):

@@ -30,9 +30,8 @@ import sys
 from typing import Any
 
 from fisheye.impl.api import Step, SystemFault
-from fisheye.impl.builtin_systems import BUILTIN, DEFAULT
+from fisheye.impl.builtin_systems import BUILTIN, DEFAULT, choices
 from fisheye.impl.programs import SCENARIO_NAMES
-from fisheye.impl.toco import Mutant, Variant
 
 from ..errors import UsageError
 from ..explore.fault import SYSTEM_ERROR, fault_line
@@ -74,11 +73,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed of the random scheduler (default 0)")
     p.add_argument("--network", choices=["fifo", "unordered"], default=None,
                    help="channel semantics (default fifo)")
-    p.add_argument("--variant", choices=[v.value for v in Variant], default=None,
+    p.add_argument("--variant", choices=choices("variant"), default=None,
                    help="Algorithm 1 as published in the paper or corrected (default)")
     p.add_argument("--mutant", default=None, metavar="NAME",
                    help="a deliberately broken version of Algorithm 1 or 2 ("
-                   + ", ".join(m.value for m in Mutant) + "), or of the system --system names")
+                   + ", ".join(choices("mutant")) + "), or of the system --system names")
     p.add_argument("--replay", default=None, metavar="FILE",
                    help="replay the schedule of a counterexample file (from fisheye explore --save)")
     p.add_argument("--max-steps", type=int, default=100_000, metavar="N",
