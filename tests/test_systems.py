@@ -175,3 +175,17 @@ def test_the_command_written_from_the_record_rebuilds_the_same_system(name, requ
     for key in ("algorithm", "level", "variant", "mutant", "network"):
         assert report.get(key) == described[key], key     # the report omits no mutant
     assert report["graph"] == described["graph"]
+
+
+def test_a_system_records_the_request_that_rebuilds_it_and_the_former_fields_still_build_it():
+    program = "p0: write(X,1); p1: a=read(X)"
+    s = make("toco", SystemRequest(program, "p0:p1"))
+    assert isinstance(s.info, SystemRequest) and s.info.system == "toco"
+    assert (s.info.scenario, s.info.program, s.info.scenario_name) == (program, program, None)
+    shown = s.info.describe()                    # what reports and files show: unchanged keys
+    assert shown["scenario"] is None and shown["program"] == program and shown["algorithm"] == "toco"
+    assert shown["graph"] == [["p0", "p1"]]
+    former = SystemInfo("toco", None, s.info.network, s.graph, variant=s.info.variant, program=program)
+    assert former == s.info
+    named = make("toco", SystemRequest("fig6")).info
+    assert (named.scenario_name, named.program) == ("fig6", None)
