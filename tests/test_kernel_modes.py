@@ -90,13 +90,13 @@ assert len(history.ops) >= closure_kernel.COMPILED_FROM
 check(history, "cc", engine="direct")
 hits, misses = closure_kernel.cache_counts()
 path = closure_kernel._KERNELS[0]._compiled.stats.cache_path
-print(hits, misses, len(closure_kernel._KERNELS), path)
+print(hits, misses, sum(k._compiled is not None for k in closure_kernel._KERNELS), path)
 """
 
 
 def _fresh_check(env: dict[str, str]) -> tuple[int, int, int, str]:
     """In a new process, a cc check of a 400-operation history (compiled kernels): how
-    many kernels it loaded from numba's cache, how many it compiled, how many there are,
+    many kernels it loaded from numba's cache, how many it compiled, how many it used,
     and where the cache is."""
     import subprocess
     import sys
@@ -122,8 +122,8 @@ def test_after_the_warm_up_a_fresh_process_compiles_nothing(tmp_path):
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     said = _warm_up(env)  # an empty cache: every kernel compiled, and stored
     assert f"{len(closure_kernel._KERNELS)} kernels compiled" in said
-    hits, misses, kernels, path = _fresh_check(env)
-    assert (hits, misses) == (kernels, 0)
+    hits, misses, used, path = _fresh_check(env)
+    assert used > 0 and (hits, misses) == (used, 0)
     assert path.startswith(str(tmp_path / "cache"))
     assert _warm_up(env) == ""  # quiet when cached
 
@@ -133,6 +133,6 @@ def test_the_cache_of_an_editable_install_or_a_clone_lies_beside_the_module():
 
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     _warm_up(env)
-    hits, misses, kernels, path = _fresh_check(env)
-    assert (hits, misses) == (kernels, 0)
+    hits, misses, used, path = _fresh_check(env)
+    assert used > 0 and (hits, misses) == (used, 0)
     assert Path(path) == Path(closure_kernel.__file__).parent / "__pycache__"

@@ -51,9 +51,7 @@ class Kernel:
     def __call__(self, *args: Any) -> Any:
         if not Kernel.compiled_now:
             return self.py_func(*args)
-        if self._compiled is None:
-            compile_kernels()
-        return self._compiled(*args)  # type: ignore[misc]
+        return (self._compiled or _compile(self))(*args)
 
 
 _KERNELS: list[Kernel] = []
@@ -61,30 +59,37 @@ _KERNELS: list[Kernel] = []
 
 
 def compile_kernels() -> None:
-    """Compile every kernel (this module's and :mod:`.lin_kernel`'s) or load it from
-    numba's cache, callees first: each is compiled from a copy of its Python function
-    whose globals (its module's) name the compiled callees
-    (numba resolves them when it compiles, and cannot call a :class:`Kernel`).  Done at
-    the first compiled call; a caller may do it earlier (before limiting the process's
-    memory, say)."""
-    from numba import njit
-
+    """Compile every kernel (this module's and :mod:`.lin_kernel`'s), or load it from
+    numba's cache; a caller may do it before the first compiled call (before limiting the
+    process's memory, say, or at install)."""
     from . import lin_kernel  # noqa: F401  (its kernels join the list)
 
-    if all(kernel._compiled is not None for kernel in _KERNELS):
-        return
-    compiled_names: dict[str, Any] = {}
     for kernel in _KERNELS:
+        _compile(kernel)
+
+
+def _compile(kernel: Kernel) -> Callable[..., Any]:
+    """The kernel compiled (or loaded from numba's cache) with its callees, done at its
+    first compiled call: it is compiled from a copy of its Python function whose globals
+    (its module's) name the compiled callees (numba resolves them when it compiles, and
+    cannot call a :class:`Kernel`).  Only the kernels a check calls are loaded (each
+    costs about 20 ms)."""
+    if kernel._compiled is None:
+        from numba import njit
+
         f = kernel.py_func
-        if kernel._compiled is None:
-            namespace = {**f.__globals__, **compiled_names}
-            copy = types.FunctionType(f.__code__, namespace, f.__name__, f.__defaults__, f.__closure__)
-            copy.__qualname__, copy.__doc__ = f.__qualname__, f.__doc__
-            try:
-                kernel._compiled = njit(kernel.signature, cache=True)(copy)
-            except RuntimeError:  # numba: "cannot cache function ...: no locator available"
-                kernel._compiled = njit(kernel.signature)(copy)
-        compiled_names[f.__name__] = kernel._compiled
+        namespace = dict(f.__globals__)
+        for name in f.__code__.co_names:
+            callee = namespace.get(name)
+            if isinstance(callee, Kernel):
+                namespace[name] = _compile(callee)
+        copy = types.FunctionType(f.__code__, namespace, f.__name__, f.__defaults__, f.__closure__)
+        copy.__qualname__, copy.__doc__ = f.__qualname__, f.__doc__
+        try:
+            kernel._compiled = njit(kernel.signature, cache=True)(copy)
+        except RuntimeError:  # numba: "cannot cache function ...: no locator available"
+            kernel._compiled = njit(kernel.signature)(copy)
+    return kernel._compiled
 
 
 def cache_counts() -> tuple[int, int]:
