@@ -81,6 +81,14 @@ def choices(option: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v for b in BUILTIN.values() for v in b.choices.get(option, ())))
 
 
+def other_examples() -> list[tuple[str, str]]:
+    """(name, its first named scenario) of each built-in but the default (the command
+    line's examples)."""
+    from .programs import scenario_names
+
+    return [(n, scenario_names(n)[0]) for n in BUILTIN if n != DEFAULT and scenario_names(n)]
+
+
 def system_words(algorithm: str | None, *, level: str | None = "protocol", variant: str | None = None,
                  mutant: str | None = None, network: str | None = None, crashes: int | None = None) -> str:
     """What runs, in words: a built-in system as its entry describes it, another by its name."""

@@ -25,11 +25,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fisheye.impl.builtin_systems import BUILTIN, DEFAULT, choices
+from fisheye.impl.builtin_systems import BUILTIN, DEFAULT, choices, other_examples
 from fisheye.spec.models import Model
 
 from ..errors import UsageError
-from .plain import edges_text, history_lines, models_help, plural, system_words
+from .plain import SYSTEM_HINT, edges_text, history_lines, models_help, plural, system_words
 
 EXPLORED_MODELS = tuple(m for m in Model if not m.uses_time)
 """The models an explored history is checked against: those without real time (the
@@ -46,7 +46,8 @@ EPILOG = """examples:
   fisheye explore 'p0: write(X,1); p1: a=read(X)'      # a program (its default graph is empty)
   fisheye explore 'p0: write(X,1), read(Y), read(X); p1: ; p2: await X==1, write(X,3), write(Y,5)' \
 --graph p0:p1 --variant published --model cc --save out
-  fisheye explore SCENARIO --system NAME   # another system: """ + ", ".join(BUILTIN) + """ or your own
+""" + "".join(f"  fisheye explore {sc} --system {n}   # {BUILTIN[n].summary}\n"
+          for n, sc in other_examples()) + SYSTEM_HINT + """
 The program syntax: docs/cli.md.  Exit status: 0 complete and no violation, 1 violations
 found, 2 bad input or usage, 3 cut short by a budget before finding any violation, 4 the
 system explored failed (a handler raised, an unencodable state, two messages with one name)."""

@@ -15,6 +15,9 @@ from fisheye.spec.models import Model
 
 from ..errors import UsageError
 
+SYSTEM_HINT = "  (--system also takes an entry point of the group fisheye.systems or package.module:factory)"
+"""The closing line of the examples of the commands that take ``--system``."""
+
 # the explanations' words, imported when first used (``fisheye check`` needs none of them)
 _EXPLAIN_WORDS = {"step_text": "replay_script", "edges_text": "system_text", "plural": "system_text",
                   "system_words": "system_text"}

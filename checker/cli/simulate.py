@@ -30,21 +30,21 @@ import sys
 from typing import Any
 
 from fisheye.impl.api import Step, SystemFault
-from fisheye.impl.builtin_systems import BUILTIN, DEFAULT, choices
+from fisheye.impl.builtin_systems import BUILTIN, DEFAULT, choices, other_examples
 from fisheye.impl.programs import SCENARIO_NAMES
 
 from ..errors import UsageError
 from ..explore.fault import SYSTEM_ERROR, fault_line
 from ..explore.simulation import random_run
-from .plain import edges_text, history_lines, step_text, system_words
+from .plain import SYSTEM_HINT, edges_text, history_lines, step_text, system_words
 
 EPILOG = """examples:
   fisheye simulate paris-berlin-newyork --seed 3
   fisheye simulate 'p0: write(X,1); p1: a=read(X)' --graph p0:p1   # a program (default graph: empty)
   fisheye simulate fig6 --variant published --network unordered --json
   fisheye simulate --replay counterexamples/mutant-no-t1--fisheye.json
-  fisheye simulate SCENARIO --system NAME --seed 1  # another system: """ + ", ".join(BUILTIN) + """,
-                                                    # an entry point, or package.module:factory
+""" + "".join(f"  fisheye simulate {sc} --system {n} --seed 1   # {BUILTIN[n].summary}\n"
+          for n, sc in other_examples()) + SYSTEM_HINT + """
 The program syntax: docs/cli.md.  Exit status: 0 a complete run with every property, 1 a
 deadlock or a violated property (--replay: the recorded violation reproduced), 2 bad input."""
 
