@@ -145,9 +145,10 @@ def explore(system: System[Any] | str, program: Any = None, *, model: Model | st
     from fisheye.checker.explore.report import ReportBuilder
     from fisheye.checker.systems import context
     from fisheye.impl.api import Network, SystemRequest
+    from fisheye.impl.builtin_systems import DEFAULT
 
     if isinstance(system, str):
-        name, scenario = (system, program) if program is not None else ("toco", system)
+        name, scenario = (system, program) if program is not None else (DEFAULT, system)
         request = SystemRequest(scenario=scenario, graph=graph, network=Network.parse(network),
                                 variant=variant, mutant=mutant, crashes=crashes, level=level)
         ctx = context(name, request, reduction=reduction)
