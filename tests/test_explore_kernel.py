@@ -6,6 +6,7 @@ of the raw step), rows that decode to the state they encode; on random walks of 
 
 from __future__ import annotations
 
+import os
 import random
 
 import numpy as np
@@ -215,3 +216,38 @@ def test_sorted_runs_hold_a_level_s_keys_like_a_set():
         ref |= {int(x) for x in keys[~hit]}
         assert len(runs.runs) <= 2 + int(np.log2(max(len(ref), 1)))
     assert runs.sorted().tolist() == sorted(ref) and len(runs) == len(ref)
+
+
+def test_a_small_memory_budget_chunks_and_spills_without_changing_the_report(monkeypatch, tmp_path):
+    """Under a tiny --memory the compiled search expands CHUNK states per call, writes
+    every level's frontier and its checkpoint to disk and reads them back a few rows at a
+    time: its report is the unbudgeted one, and a level was wider than a chunk."""
+    from fisheye.checker.explore import engine, store
+
+    spills, chunks = [], []
+    spill, compiled = store.RowFrontier.spill, engine.Level.compiled
+
+    def counting_spill(self):
+        spills.append(len(self.blocks))
+        spill(self)
+
+    def recording_compiled(self, kern, frontier, nxt, chunk=engine.KERNEL_CHUNK):
+        chunks.append((chunk, len(frontier)))
+        return compiled(self, kern, frontier, nxt, chunk)
+
+    def report(**kw):
+        r = run(make_context(PBN, "paper", variant="published"), kernel="compiled", **kw)
+        return {k: v for k, v in r.items() if k not in VOLATILE | {"visited_bytes"}}
+
+    plain = report()
+    monkeypatch.setattr(store.RowFrontier, "spill", counting_spill)
+    monkeypatch.setattr(store.RowFrontier, "PIECE", 1000)
+    monkeypatch.setattr(engine.Level, "compiled", recording_compiled)
+    small = report(memory=1, checkpoint=str(tmp_path), checkpoint_every=0)
+    assert small == plain and plain["complete"] and plain["violations"]
+    assert spills, "the frontier went to disk"
+    assert {c for c, _ in chunks} == {engine.CHUNK}
+    assert max(w for _, w in chunks) > engine.CHUNK, "a level wider than a chunk"
+    assert not plain.get("checkpoint") and os.path.isdir(tmp_path / "checkpoint")
+    resumed = report(memory=1, checkpoint=str(tmp_path), resume=True)
+    assert {k: v for k, v in resumed.items() if k != "resumed"} == plain

@@ -10,11 +10,12 @@ Breadth-first order makes every reported schedule a shortest one among those exp
 
 With a compiled kernel (:mod:`fisheye.checker.explore.kernel`) the states are rows of
 integers instead of bytes, fingerprinted by the kernel: a level is expanded
-``KERNEL_CHUNK`` rows per call, its successors deduplicated in bulk (sorted arrays of
-fingerprints, ``numpy.searchsorted``), the frontier kept as arrays
-(:class:`~fisheye.checker.explore.store.RowFrontier`) and the parent log written from
-arrays; only the states with no successor go through Python (the reference classifies
-them).  The report is the reference's, budgets and cuts included.
+``KERNEL_CHUNK`` rows per call (fewer under a small memory budget: :func:`kernel_chunk`),
+its successors deduplicated in bulk (sorted arrays of fingerprints,
+``numpy.searchsorted``), the frontier kept as arrays
+(:class:`~fisheye.checker.explore.store.RowFrontier`, spilled and read back in pieces) and
+the parent log appended to disk from arrays; only the states with no successor go
+through Python (the reference classifies them).  The report is the reference's, budgets and cuts included.
 
 Budgets: ``max_states`` (distinct states: the report never counts more), ``max_depth``
 (states at that depth are visited but not expanded: a bounded search whose report is the
@@ -54,7 +55,8 @@ from .store import NO_PARENT, DiskLog, ExactSet, FingerprintSet, Frontier, Memor
 
 FIRST_CHECKPOINT = 60.0     # seconds: the first checkpoint, whatever checkpoint_every says
 CHUNK = 256                 # states expanded between two looks at the clock and the budgets
-KERNEL_CHUNK = 16 * CHUNK   # states per call of a compiled kernel (a multiple of CHUNK)
+KERNEL_CHUNK = 16 * CHUNK   # states per call of a compiled kernel (a multiple of CHUNK), at most
+FANOUT = 16                 # successors per state allowed for when a memory budget sizes the chunk
 
 
 def rss_bytes() -> int:
@@ -168,9 +170,12 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
     sig = _signature(ctx, exact, kernel_name(kern))
 
     def budget() -> int | None:
+        """The bytes of one frontier held in memory: half of what the visited set (twice
+        its size while a level is merged in) and a fixed allowance leave, the other half
+        being the frontier read while this one is written."""
         if memory is None:
             return None
-        return max(1 << 16, memory - 2 * visited.nbytes - (256 << 20))
+        return max(1 << 16, (memory - 2 * visited.nbytes - (256 << 20)) // 2)
 
     transitions = 0
     elapsed_before = 0.0
@@ -238,7 +243,8 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
                 nxt, new, stopped = level.python(frontier, Frontier(spill_dir, budget(), f"d{depth + 1}"))
             else:
                 nxt, new, stopped = level.compiled(kern, frontier, RowFrontier(
-                    spill_dir, budget(), f"d{depth + 1}", kern.width, kern.dtype))
+                    spill_dir, budget(), f"d{depth + 1}", kern.width, kern.dtype),
+                    kernel_chunk(budget(), kern.width * np.dtype(kern.dtype).itemsize))
             log.end_level(depth + 1)
             visited.merge(new)
             del new
@@ -401,9 +407,9 @@ class Level:
             stopped = stopped or self._after_chunk(width)
         return nxt, new, stopped
 
-    def compiled(self, kern: Any, frontier: RowFrontier, nxt: RowFrontier
+    def compiled(self, kern: Any, frontier: RowFrontier, nxt: RowFrontier, chunk: int = KERNEL_CHUNK
                  ) -> tuple[RowFrontier, np.ndarray, str | None]:
-        """The level with a compiled kernel, KERNEL_CHUNK states per call, deduplicated
+        """The level with a compiled kernel, ``chunk`` states per call, deduplicated
         in bulk (sorted fingerprints).  The report is the Python form's: blocks start at
         multiples of CHUNK of the level, and a search cut by ``max_states`` counts the
         states, transitions and terminals of the CHUNK-state pieces the Python form
@@ -415,7 +421,7 @@ class Level:
         width = len(frontier)
         stopped: str | None = None
         seen = SortedRuns()                         # this level's admitted keys
-        for rows in _blocks(frontier, KERNEL_CHUNK, kern.width, kern.dtype):
+        for rows in _blocks(frontier, chunk, kern.width, kern.dtype):
             batch = kern.expand(rows)
             keys = batch.keys
             cand = np.flatnonzero(~self.visited.known(keys))
@@ -452,6 +458,16 @@ class Level:
             if stopped is not None:
                 break
         return nxt, seen.sorted(), stopped
+
+
+def kernel_chunk(budget: int | None, row_bytes: int) -> int:
+    """The states per call of a compiled kernel under a frontier ``budget`` (bytes): a
+    multiple of CHUNK, at most KERNEL_CHUNK, whose successors (``FANOUT`` per state at
+    most, with their keys and parents) take a quarter of the budget at most."""
+    if budget is None:
+        return KERNEL_CHUNK
+    fit = budget // (4 * FANOUT * (row_bytes + 24))
+    return max(CHUNK, min(KERNEL_CHUNK, fit // CHUNK * CHUNK))
 
 
 def _blocks(frontier: RowFrontier, size: int, width: int, dtype: Any) -> Iterator[np.ndarray]:

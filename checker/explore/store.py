@@ -167,7 +167,7 @@ class DiskLog:
         self._keys: list[int] = []
         self._parents: list[int] = []
         self._steps: list[int] = []
-        self._arrays: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._open: str | None = None       # the level file being written (``.tmp``)
 
     def add(self, key: int, parent: int, step: int) -> None:
         self._keys.append(key)
@@ -175,24 +175,40 @@ class DiskLog:
         self._steps.append(step)
 
     def add_many(self, keys: np.ndarray, parents: np.ndarray, steps: np.ndarray) -> None:
-        """:meth:`add` for arrays of admitted states, in discovery order (kept as the
-        level file's types until the level ends: 18 bytes per state)."""
-        self._arrays.append((keys.astype(np.uint64, copy=False), parents.astype(np.uint64, copy=False),
-                             steps.astype(np.uint16)))
+        """:meth:`add` for arrays of admitted states, in discovery order: appended to the
+        level's file at once (18 bytes per state on disk, none held in memory)."""
+        self._flush()
+        a = np.empty(len(keys), dtype=_LOG_DTYPE)
+        a["key"], a["parent"], a["step"] = keys, parents, steps
+        self._append(a)
 
     def _path(self, depth: int) -> str:
         return os.path.join(self.dir, f"level-{depth:05d}.bin")
 
+    def _append(self, a: np.ndarray) -> None:
+        if self._open is None:
+            self._open = os.path.join(self.dir, "level.tmp")
+            open(self._open, "wb").close()
+        with open(self._open, "ab") as f:
+            a.tofile(f)
+
+    def _flush(self) -> None:
+        """Append the states added one by one to the level's file."""
+        if not self._keys:
+            return
+        a = np.empty(len(self._keys), dtype=_LOG_DTYPE)
+        a["key"] = np.array(self._keys, dtype=np.uint64)
+        a["parent"] = np.array(self._parents, dtype=np.uint64)
+        a["step"] = np.array(self._steps, dtype=np.uint16)
+        self._keys, self._parents, self._steps = [], [], []
+        self._append(a)
+
     def end_level(self, depth: int) -> None:
-        parts = [(np.array(self._keys, dtype=np.uint64), np.array(self._parents, dtype=np.uint64),
-                  np.array(self._steps, dtype=np.uint16)), *self._arrays]
-        a = np.empty(sum(len(p[0]) for p in parts), dtype=_LOG_DTYPE)
-        a["key"] = np.concatenate([p[0] for p in parts]).astype(np.uint64)
-        a["parent"] = np.concatenate([p[1] for p in parts]).astype(np.uint64)
-        a["step"] = np.concatenate([p[2] for p in parts]).astype(np.uint16)
-        tmp = self._path(depth) + ".tmp"
-        a.tofile(tmp)
-        os.replace(tmp, self._path(depth))
+        self._flush()
+        if self._open is None:
+            self._append(np.empty(0, dtype=_LOG_DTYPE))
+        assert self._open is not None
+        os.replace(self._open, self._path(depth))
         self._reset()
 
     def _level(self, depth: int) -> Any:
@@ -232,6 +248,8 @@ class DiskLog:
         for name in os.listdir(self.dir):
             if name.startswith("level-") and name.endswith(".bin") and int(name[6:11]) > depth:
                 os.remove(os.path.join(self.dir, name))
+        if self._open is not None and os.path.exists(self._open):
+            os.remove(self._open)
         self._reset()
 
 
@@ -344,8 +362,11 @@ class Frontier:
 class RowFrontier:
     """The states of one level as rows of a compiled kernel (``numpy`` arrays of
     ``width`` integers), in discovery order; above ``budget`` bytes held in memory, the
-    held rows are written to a spill file in ``directory`` (``.npy``).  Iteration yields
-    blocks of rows."""
+    held rows are appended to the level's spill file in ``directory`` (raw rows).
+    Iteration yields blocks of rows, the spilled ones read back ``PIECE`` bytes at a time,
+    so that reading a level holds no more than that besides the rows never spilled."""
+
+    PIECE = 16 << 20
 
     def __init__(self, directory: str | None, budget: int | None, name: str, width: int, dtype: Any):
         self.dir, self.budget, self.name = directory, budget, name
@@ -353,7 +374,7 @@ class RowFrontier:
         self.blocks: list[np.ndarray] = []
         self.held = 0
         self.spilled = 0
-        self.files: list[str] = []
+        self.path = None if directory is None else os.path.join(directory, f"{name}.rows")
 
     def __len__(self) -> int:
         return self.spilled + sum(b.shape[0] for b in self.blocks)
@@ -363,47 +384,66 @@ class RowFrontier:
             return
         self.blocks.append(rows)
         self.held += rows.nbytes
-        if self.budget is not None and self.held > self.budget and self.dir is not None:
+        if self.budget is not None and self.held > self.budget and self.path is not None:
             self.spill()
-
-    def _held(self) -> np.ndarray:
-        if not self.blocks:
-            return np.zeros((0, self.width), dtype=self.dtype)
-        return np.concatenate(self.blocks) if len(self.blocks) > 1 else self.blocks[0]
 
     def spill(self) -> None:
         if not self.blocks:
             return
-        assert self.dir is not None
-        path = os.path.join(self.dir, f"{self.name}-{len(self.files):04d}.npy")
-        rows = self._held()
-        np.save(path, rows)
-        self.files.append(path)
-        self.spilled += rows.shape[0]
+        assert self.path is not None
+        with open(self.path, "ab" if self.spilled else "wb") as f:
+            for b in self.blocks:
+                np.ascontiguousarray(b, dtype=self.dtype).tofile(f)
+                self.spilled += b.shape[0]
         self.blocks = []
         self.held = 0
 
+    def _pieces(self) -> Iterator[np.ndarray]:
+        """The spilled rows, PIECE bytes at a time, in order."""
+        if not self.spilled:
+            return
+        assert self.path is not None
+        per = max(1, self.PIECE // (self.width * self.dtype.itemsize))
+        with open(self.path, "rb") as f:
+            left = self.spilled
+            while left:
+                n = min(per, left)
+                yield np.fromfile(f, dtype=self.dtype, count=n * self.width).reshape(n, self.width)
+                left -= n
+
     def __iter__(self) -> Iterator[np.ndarray]:
-        for path in self.files:
-            rows = np.load(path)
-            os.remove(path)
-            yield rows
+        yield from self._pieces()
+        if self.spilled:
+            assert self.path is not None
+            os.remove(self.path)
         yield from self.blocks
 
     def save(self, path: str) -> None:
-        """Write the whole level to one file (a checkpoint); the frontier is unchanged."""
-        parts = [np.load(p) for p in self.files] + self.blocks
-        rows = np.concatenate(parts) if parts else np.zeros((0, self.width), dtype=self.dtype)
+        """Write the whole level to one ``.npy`` file (a checkpoint), a piece at a time;
+        the frontier is unchanged."""
+        header = {"descr": np.lib.format.dtype_to_descr(self.dtype), "fortran_order": False,
+                  "shape": (len(self), self.width)}
         with open(path, "wb") as f:
-            np.save(f, rows)
+            np.lib.format.write_array_header_2_0(f, header)
+            for rows in [*self._pieces(), *self.blocks]:
+                np.ascontiguousarray(rows, dtype=self.dtype).tofile(f)
 
     @classmethod
     def load(cls, path: str, directory: str | None, budget: int | None, name: str, width: int,
              dtype: Any) -> RowFrontier:
         fr = cls(directory, budget, name, width, dtype)
         with open(path, "rb") as f:
-            rows = np.load(f)
-        if rows.ndim != 2 or rows.shape[1] != width:
-            raise ValueError(f"{path}: not a frontier of this kernel's rows")
-        fr.extend(rows.astype(fr.dtype, copy=False))
+            version = np.lib.format.read_magic(f)
+            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                np.lib.format.read_array_header_2_0
+            shape, fortran, stored = read(f)
+            if len(shape) != 2 or shape[1] != width or fortran:
+                raise ValueError(f"{path}: not a frontier of this kernel's rows")
+            per = max(1, cls.PIECE // (width * stored.itemsize))
+            left = shape[0]
+            while left:
+                n = min(per, left)
+                rows = np.fromfile(f, dtype=stored, count=n * width).reshape(n, width)
+                fr.extend(rows.astype(fr.dtype, copy=False))
+                left -= n
         return fr
