@@ -1,0 +1,12 @@
+#!/bin/sh
+# Peak RSS and CPU time of the compiled exhaustive search of fig6 --graph paper
+# (3.33 M states) without a memory budget and under two budgets (the small one forces
+# 256-state kernel calls and spills every level).  Usage: sh bench/explore_memory.sh
+set -e
+FISHEYE=${FISHEYE:-.venv/bin/fisheye}
+for mem in none 512M 64M; do
+    opt=""; [ "$mem" = none ] || opt="--memory $mem"
+    /usr/bin/time -f "memory=$mem peak_rss_kb=%M cpu_s=%U+%S wall_s=%e" \
+        "$FISHEYE" explore fig6 --graph paper $opt --json > /tmp/explore-memory-$mem.json || true
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('  states', r['states'], 'cpu_seconds', r['cpu_seconds'], 'states/cpu_s', round(r['states']/r['cpu_seconds']))" /tmp/explore-memory-$mem.json
+done
