@@ -10,3 +10,10 @@ for mem in none 512M 64M; do
         "$FISHEYE" explore fig6 --graph paper $opt --json > /tmp/explore-memory-$mem.json || true
     python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('  states', r['states'], 'cpu_seconds', r['cpu_seconds'], 'states/cpu_s', round(r['states']/r['cpu_seconds']))" /tmp/explore-memory-$mem.json
 done
+# three writers on two registers' worth of edges, cut at 6 M states: levels wider than the budget
+S='p0: write(X,1), write(X,2); p1: write(Y,3), write(Y,4); p2: write(Z,5), write(Z,6)'
+for mem in none 400M; do
+    opt=""; [ "$mem" = none ] || opt="--memory $mem"
+    /usr/bin/time -f "writers memory=$mem peak_rss_kb=%M cpu_s=%U+%S" \
+        "$FISHEYE" explore "$S" --graph p0:p1 $opt --max-states 6000000 --json > /tmp/explore-memory-w.json || true
+done
