@@ -77,6 +77,7 @@ from .api import (
     some_complete_run,
 )
 from .programs import Program, Read, Write
+from .properties import broadcast_properties
 
 ALGORITHM = "toco"  # the registry name; the level (abstract) says it runs no Algorithm 1
 
@@ -275,8 +276,6 @@ class AbstractSystem:
         """Theorem 2 (Algorithm 2 over any G-fisheye (SC,CC)-broadcast is G-fisheye
         (SC,CC)-consistent), with the section 4.1 properties when logs are kept,
         deadlock freedom and some complete run."""
-        from .system import broadcast_properties
-
         bprops = broadcast_properties(self) if self.keep_logs else ()
         return (model_property("fisheye"), *bprops, deadlock_freedom(self.is_final), some_complete_run())
 

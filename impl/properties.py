@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
 
+from fisheye.spec import broadcast as bspec
+
 
 class Expectation(StrEnum):
     """How a property is expected to hold (after Stateright).
@@ -127,3 +129,15 @@ def model_property(model: str) -> Property:
     on the system's graph unless the checker is told another)."""
     return Property(str(model), Expectation.ALWAYS, PropertyKind.MODEL, None, model=str(model),
                     description=f"every complete history is {model}")
+
+
+def broadcast_properties(system: Any) -> tuple[Property, ...]:
+    """The section 4.1 properties of the G-fisheye (SC,CC)-broadcast, always, each
+    judged on the run's delivery logs (:func:`fisheye.spec.broadcast.check`)."""
+    def prop(name: str) -> Property:
+        def check(state: Any, complete: bool) -> str | None:
+            found = bspec.check(system.delivery_logs(state), system.graph, complete=complete,
+                                properties=(name,))
+            return str(found[0]) if found else None
+        return Property(name, Expectation.ALWAYS, PropertyKind.BROADCAST, check)
+    return tuple(prop(name) for name in bspec.PROPERTIES)

@@ -29,8 +29,8 @@ class ProtocolCodec:
 
     def __init__(self, raw: Any):
         from fisheye.impl.programs import Write
+        from fisheye.impl.protocol_state import GlobalState, ProcState
         from fisheye.impl.registers import RegState
-        from fisheye.impl.system import GlobalState, ProcState
         from fisheye.impl.toco import Msg, TocoState
 
         self._types = (GlobalState, ProcState, TocoState, RegState, Msg)

@@ -222,8 +222,8 @@ class ProtocolKernel:
                         self.op_kind, self.op_reg, self.op_val, self.op_waits, self.op_slot,
                         self.read_regs_from, self.cond_pc, self.cond_reg, self.cond_val, self.last_w,
                         self.nbmask, self.dead, self.opposite, *self._memo_tables(n))
+        from fisheye.impl.protocol_state import GlobalState, ProcState
         from fisheye.impl.registers import RegState
-        from fisheye.impl.system import GlobalState, ProcState
 
         self._types = (GlobalState, ProcState, RegState)
         self._out: tuple[np.ndarray, ...] | None = None

@@ -23,7 +23,7 @@ the process's next ``op``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 
 from fisheye.spec import broadcast as bspec
 from fisheye.spec.graph import ProximityGraph, parse_graph_option
@@ -31,15 +31,14 @@ from fisheye.spec.history import DEFAULT_INITIAL, History, Value
 
 from . import network as net
 from . import registers, toco
+from .abstract import AbstractSystem
 from .actors import Actor
 from .api import (
     Channel,
-    Expectation,
     ExplorationView,
     MessagePassing,
     Network,
     Property,
-    PropertyKind,
     Step,
     SystemRequest,
     deadlock_freedom,
@@ -48,26 +47,14 @@ from .api import (
 )
 from .api import logs_as_json as logs_as_json  # re-exported: the commands import it from here
 from .programs import SCENARIOS, Program, Read, Scenario, Write, parse_program, scenario
+from .properties import broadcast_properties
+from .protocol_state import GlobalState, ProcState
 from .toco import TOCOBC, Msg, Mutant, TocoConfig, TocoState, Variant, Wire, wire_id
-
-if TYPE_CHECKING:
-    from .abstract import AbstractSystem
 
 ALGORITHM = "toco"
 _MISSING = object()
 _CACHE_MAX = 1 << 17
 B, D = 0, 1  # log event kinds: broadcast, deliver
-
-
-class ProcState(NamedTuple):
-    toco: TocoState
-    reg: registers.RegState
-    log: tuple[tuple[int, int, int], ...]
-
-
-class GlobalState(NamedTuple):
-    procs: tuple[ProcState, ...]
-    channels: net.Channels
 
 
 class TocoSystem(MessagePassing["GlobalState"]):
@@ -434,18 +421,6 @@ class TocoProcess(Actor[ProcState]):
         return wire_id(msg)
 
 
-def broadcast_properties(system: TocoSystem | Any) -> tuple[Property, ...]:
-    """The section 4.1 properties of the G-fisheye (SC,CC)-broadcast, always, each
-    judged on the run's delivery logs (:func:`fisheye.spec.broadcast.check`)."""
-    def prop(name: str) -> Property:
-        def check(state: Any, complete: bool) -> str | None:
-            found = bspec.check(system.delivery_logs(state), system.graph, complete=complete,
-                                properties=(name,))
-            return str(found[0]) if found else None
-        return Property(name, Expectation.ALWAYS, PropertyKind.BROADCAST, check)
-    return tuple(prop(name) for name in bspec.PROPERTIES)
-
-
 def resolve_program(scenario_or_program: str | Scenario | Program) -> tuple[Program, Scenario | None]:
     """A scenario (object or name), a program, or a program in text form."""
     if isinstance(scenario_or_program, Scenario):
@@ -502,8 +477,6 @@ def toco_factory(request: SystemRequest) -> TocoSystem | AbstractSystem:
     if request.scenario is None:
         raise ValueError("toco needs a scenario or a program")
     if request.level == "abstract":
-        from .abstract import AbstractSystem
-
         if request.variant not in (None, "corrected") or request.mutant not in (None, "none"):
             raise ValueError("the abstract level runs no Algorithm 1: no variant or mutant")
         proto = make_system(request.scenario, request.graph, network=request.network)
