@@ -23,7 +23,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 # the compiled kernels of the checker, into numba's on-disk cache (the first check of a
 # large history would otherwise compile them: several seconds of CPU); quiet when cached
-.venv/bin/python -c 'from fisheye.checker.engines.closure_kernel import warm_up; warm_up()'
+.venv/bin/python -c 'from fisheye.checker.engines.warm_up import warm_up; warm_up()'
 # the explorer's compiled kernel (the protocol level), likewise: a tiny exploration
 # compiles it once (about 20 s of CPU) for every later run
 .venv/bin/fisheye explore paris-berlin-newyork --max-states 10 --model none --quiet --kernel compiled >/dev/null \

@@ -11,7 +11,8 @@ import pytest
 
 from fisheye.checker.engines import check
 from fisheye.checker.engines import lin as lin_engine
-from fisheye.checker.engines.seqsearch import Budget, search
+from fisheye.checker.engines.search_budget import Budget
+from fisheye.checker.engines.seqsearch import search
 from fisheye.checker.formats import load
 from fisheye.checker.result import Verdict
 from fisheye.spec.models import Model

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fisheye.checker.engines import check, closure_kernel, lin_kernel  # noqa: F401  (all kernels listed)
+from fisheye.checker.engines import check, compiled_kernel, warm_up  # noqa: F401  (all kernels listed)
 from fisheye.spec.history import History, load_history
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -49,30 +49,30 @@ def _outcome(history: History, model: str) -> tuple:
 def test_python_and_compiled_kernels_agree(seed, monkeypatch):
     history = random_history(random.Random(seed))
     for model in MODELS:
-        monkeypatch.setattr(closure_kernel, "COMPILED_FROM", 10**9)
+        monkeypatch.setattr(compiled_kernel, "COMPILED_FROM", 10**9)
         python = _outcome(history, model)
-        monkeypatch.setattr(closure_kernel, "COMPILED_FROM", 0)
+        monkeypatch.setattr(compiled_kernel, "COMPILED_FROM", 0)
         compiled = _outcome(history, model)
         assert python == compiled, (seed, model)
 
 
 def test_the_threshold_chooses_the_kernels(monkeypatch):
     calls: list[bool] = []
-    real = closure_kernel.Kernel.__call__
+    real = compiled_kernel.Kernel.__call__
 
     def spy(self, *args):
-        calls.append(closure_kernel.Kernel.compiled_now)
+        calls.append(compiled_kernel.Kernel.compiled_now)
         return real(self, *args)
 
-    monkeypatch.setattr(closure_kernel.Kernel, "__call__", spy)
+    monkeypatch.setattr(compiled_kernel.Kernel, "__call__", spy)
     history = load_history(EXAMPLES / "fig4.json")
     check(history, "cc", engine="direct")
     assert calls and not any(calls)  # a small history: Python
-    monkeypatch.setattr(closure_kernel, "COMPILED_FROM", 1)
+    monkeypatch.setattr(compiled_kernel, "COMPILED_FROM", 1)
     calls.clear()
     check(history, "cc", engine="direct")
     assert calls and all(calls)
-    assert closure_kernel.Kernel.compiled_now  # restored after the check
+    assert compiled_kernel.Kernel.compiled_now  # restored after the check
 
 
 BOOTSTRAP = Path(__file__).parent.parent / "scripts" / "bootstrap.sh"
@@ -84,13 +84,13 @@ FRESH_CHECK = """
 import random, sys
 sys.path.insert(0, {bench!r})
 from histgen import cc_history
-from fisheye.checker.engines import check, closure_kernel, lin_kernel  # noqa: F401  (all kernels listed)
+from fisheye.checker.engines import check, compiled_kernel, warm_up  # noqa: F401  (all kernels listed)
 history = cc_history(random.Random(7), 4, 400, 3)
-assert len(history.ops) >= closure_kernel.COMPILED_FROM
+assert len(history.ops) >= compiled_kernel.COMPILED_FROM
 check(history, "cc", engine="direct")
-hits, misses = closure_kernel.cache_counts()
-path = closure_kernel._KERNELS[0]._compiled.stats.cache_path
-print(hits, misses, sum(k._compiled is not None for k in closure_kernel._KERNELS), path)
+hits, misses = compiled_kernel.cache_counts()
+path = compiled_kernel._KERNELS[0]._compiled.stats.cache_path
+print(hits, misses, sum(k._compiled is not None for k in compiled_kernel._KERNELS), path)
 """
 
 
@@ -121,7 +121,7 @@ def test_after_the_warm_up_a_fresh_process_compiles_nothing(tmp_path):
 
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
     said = _warm_up(env)  # an empty cache: every kernel compiled, and stored
-    assert f"{len(closure_kernel._KERNELS)} kernels compiled" in said
+    assert f"{len(compiled_kernel._KERNELS)} kernels compiled" in said
     hits, misses, used, path = _fresh_check(env)
     assert used > 0 and (hits, misses) == (used, 0)
     assert path.startswith(str(tmp_path / "cache"))
@@ -135,4 +135,4 @@ def test_the_cache_of_an_editable_install_or_a_clone_lies_beside_the_module():
     _warm_up(env)
     hits, misses, used, path = _fresh_check(env)
     assert used > 0 and (hits, misses) == (used, 0)
-    assert Path(path) == Path(closure_kernel.__file__).parent / "__pycache__"
+    assert Path(path) == Path(compiled_kernel.__file__).parent / "__pycache__"

@@ -264,7 +264,8 @@ def test_merge_by_points_agrees_with_the_merge_by_heads(seed):
     """The registers' linearizations merged by linearization points, and by Kahn's
     algorithm over the chain heads: both merge, or neither; a merge is a linearization."""
     from fisheye.checker.engines.lin import _merge, _merge_by_heads
-    from fisheye.checker.engines.seqsearch import Budget, search
+    from fisheye.checker.engines.search_budget import Budget
+    from fisheye.checker.engines.seqsearch import search
     from fisheye.spec.realtime import RealTimePairs
 
     rnd = random.Random(seed)

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from fisheye.checker.engines import compiled
-from fisheye.checker.engines.seqsearch import Budget, BudgetExhausted, search
+from fisheye.checker.engines.search_budget import Budget, BudgetExhausted
+from fisheye.checker.engines.seqsearch import search
 from fisheye.spec.history import History
 from fisheye.spec.realtime import RealTimePairs
 from fisheye.testing.strategies import timed_histories, timed_history

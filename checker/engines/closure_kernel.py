@@ -12,131 +12,20 @@ lie on or after a cycle; a depth-first search among them returns the same cycle 
 with): the same successor order (the pairs in the order given, then process order) and
 the same start (the smallest such operation first).
 
-Compiled with numba for histories of :data:`COMPILED_FROM` operations or more (compiled
+Compiled with numba for histories of :data:`.compiled.COMPILED_FROM` operations or more (compiled
 at the first such check, then cached on disk; later processes load the machine code,
 about 0.2 s, plus numba's own import): the search computes thousands of closures per
 check, and in Python each costs a few milliseconds at a thousand operations.  Below that
-size the same functions run as Python (:class:`Kernel`), the readable reference the
+size the same functions run as Python (:class:`.compiled_kernel.Kernel`), the readable reference the
 compiled code is built from; numba is then not imported at all (start-up time of a
-small check).  :func:`compiled_for` chooses, per check.
+small check).  :func:`.compiled_kernel.compiled_for` chooses, per check.
 """
 
 from __future__ import annotations
 
-import sys
-import types
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any
-
 import numpy as np
 
-from .compiled import COMPILED_FROM
-
-
-class Kernel:
-    """One kernel: the Python function and, built at the first compiled call, its numba
-    version (an explicit signature, cached on disk; where numba finds no writable cache
-    directory, compiled in memory instead of failing).  A call runs one or the other
-    as :func:`compiled_for` chose."""
-
-    compiled_now = True
-    """Whether calls run the compiled code (the default outside :func:`compiled_for`)."""
-
-    def __init__(self, function: Callable[..., Any], signature: str) -> None:
-        self.py_func = function
-        self.signature = signature
-        self._compiled: Callable[..., Any] | None = None
-
-    def __call__(self, *args: Any) -> Any:
-        if not Kernel.compiled_now:
-            return self.py_func(*args)
-        return (self._compiled or _compile(self))(*args)
-
-
-_KERNELS: list[Kernel] = []
-"""Every kernel in definition order (a kernel's callees come before it)."""
-
-
-def compile_kernels() -> None:
-    """Compile every kernel (this module's and :mod:`.lin_kernel`'s), or load it from
-    numba's cache; a caller may do it before the first compiled call (before limiting the
-    process's memory, say, or at install)."""
-    from . import lin_kernel  # noqa: F401  (its kernels join the list)
-
-    for kernel in _KERNELS:
-        _compile(kernel)
-
-
-def _compile(kernel: Kernel) -> Callable[..., Any]:
-    """The kernel compiled (or loaded from numba's cache) with its callees, done at its
-    first compiled call: it is compiled from a copy of its Python function whose globals
-    (its module's) name the compiled callees (numba resolves them when it compiles, and
-    cannot call a :class:`Kernel`).  Only the kernels a check calls are loaded (each
-    costs about 20 ms)."""
-    if kernel._compiled is None:
-        from numba import njit
-
-        f = kernel.py_func
-        namespace = dict(f.__globals__)
-        for name in f.__code__.co_names:
-            callee = namespace.get(name)
-            if isinstance(callee, Kernel):
-                namespace[name] = _compile(callee)
-        copy = types.FunctionType(f.__code__, namespace, f.__name__, f.__defaults__, f.__closure__)
-        copy.__qualname__, copy.__doc__ = f.__qualname__, f.__doc__
-        try:
-            kernel._compiled = njit(kernel.signature, cache=True)(copy)
-        except RuntimeError:  # numba: "cannot cache function ...: no locator available"
-            kernel._compiled = njit(kernel.signature)(copy)
-    return kernel._compiled
-
-
-def cache_counts() -> tuple[int, int]:
-    """How many of the compiled kernels this process loaded from numba's on-disk cache,
-    and how many it had to compile (numba's dispatcher statistics); (0, 0) before
-    :func:`compile_kernels`."""
-    hits = misses = 0
-    for kernel in _KERNELS:
-        if kernel._compiled is not None:
-            stats = kernel._compiled.stats
-            hits += sum(stats.cache_hits.values())
-            misses += sum(stats.cache_misses.values())
-    return hits, misses
-
-
-def warm_up() -> None:
-    """Compile every kernel into numba's on-disk cache, so that the first check of a large
-    history loads machine code instead of compiling it (several seconds of CPU).  Run
-    once after installing (``scripts/bootstrap.sh``); the cache lies next to this module
-    (``__pycache__``, an editable install or a clone), or where ``NUMBA_CACHE_DIR``
-    says; numba recompiles by itself when this file changes.  Says on stderr how many it
-    compiled, if any."""
-    compile_kernels()
-    hits, misses = cache_counts()
-    if misses:
-        print(f"numba: {misses} kernels compiled into the cache, {hits} already there", file=sys.stderr)
-
-
-@contextmanager
-def compiled_for(operations: int) -> Iterator[None]:
-    """Within the block, the kernels run compiled iff a history of ``operations``
-    operations is worth it (:data:`COMPILED_FROM`)."""
-    before = Kernel.compiled_now
-    Kernel.compiled_now = operations >= COMPILED_FROM
-    try:
-        yield
-    finally:
-        Kernel.compiled_now = before
-
-
-def _kernel(signature: str) -> Callable[[Callable[..., Any]], Kernel]:
-    def wrap(function: Callable[..., Any]) -> Kernel:
-        kernel = Kernel(function, signature)
-        _KERNELS.append(kernel)
-        return kernel
-
-    return wrap
+from .compiled_kernel import _kernel
 
 
 @_kernel("Tuple((int64[:], int64[:]))(int64, int64[:])")

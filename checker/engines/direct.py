@@ -40,7 +40,7 @@ from fisheye.spec.order import linear_extension
 from fisheye.spec.witness import Witness, effective_history, named_operations, remap
 
 from ..result import CheckResult, Reason, Verdict
-from .closure_kernel import compiled_for
+from .compiled_kernel import compiled_for
 from .direct_order import Budget, BudgetExhausted, Index
 from .direct_search import MANY_VIEWS, search
 

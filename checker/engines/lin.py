@@ -40,7 +40,8 @@ from fisheye.spec.witness import Witness
 
 from ..result import CheckResult, Reason, Verdict
 from .gcpause import paused_gc
-from .seqsearch import Budget, BudgetExhausted, droppable_unread_maybes, search
+from .search_budget import Budget, BudgetExhausted
+from .seqsearch import droppable_unread_maybes, search
 
 ENGINE = "direct"
 DEFAULT_MAX_STATES = 400_000

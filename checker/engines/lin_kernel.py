@@ -21,8 +21,8 @@ import time
 
 import numpy as np
 
-from .closure_kernel import _kernel
-from .seqsearch import Budget, BudgetExhausted
+from .compiled_kernel import _kernel
+from .search_budget import Budget, BudgetExhausted
 
 W, R, CAS = 0, 1, 2
 """Operation kinds in the kernel's arrays."""
