@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from fisheye.checker.cli import check as check_cli
+from fisheye.checker.cli import check_batch
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import load_history
 from fisheye.spec.validate import problems
@@ -252,8 +252,8 @@ def test_batch_bad_input_is_the_worst_and_each_file_still_reported(run_cli, tmp_
     (["bad input", "unknown"], "bad input"),
 ])
 def test_worst_outcome_ranks_bad_input_then_violation_then_unknown(outcomes, worst):
-    assert check_cli.worst_outcome(outcomes) == worst
-    assert check_cli.worst_outcome(Counter(outcomes)) == worst
+    assert check_batch.worst_outcome(outcomes) == worst
+    assert check_batch.worst_outcome(Counter(outcomes)) == worst
 
 
 def test_batch_with_an_unknown_and_no_violation_exits_3(run_cli, write_file, data_dir):

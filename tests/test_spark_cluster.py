@@ -109,7 +109,7 @@ def test_a_corpus_on_the_cluster_gives_the_batch_rows(spark: Any, started: dict[
                                                       tmp_path: Path, monkeypatch: Any) -> None:
     """``check --spark --master URL``: the files checked on the workers (whose working
     directory is their own: relative paths are the driver's), the batch's output."""
-    from fisheye.checker.cli.check import batch_row
+    from fisheye.checker.cli.check_batch import batch_row
     from fisheye.checker.cli.check_spark import check_files
     from fisheye.checker.cli.main import build_parser
 

@@ -127,7 +127,7 @@ def test_standard_input_is_not_a_corpus_file(run_cli, data_dir):
 
 def test_a_usage_error_on_an_executor_is_one_line_and_nothing_written(run_cli, tmp_path, data_dir,
                                                                      monkeypatch):
-    from fisheye.checker.cli import check as check_cli
+    from fisheye.checker.cli import check_batch as check_cli
     from fisheye.checker.cli import check_spark as corpus_module
 
     def no_engine(*args: Any, **kwargs: Any) -> None:

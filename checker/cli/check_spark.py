@@ -8,10 +8,10 @@ the last ones to finish are short, and Spark's own cost per task (about 20-25 ms
 in local mode, measured: 2,000 one-file tasks cost 40-50 CPU s, more than a fifth of
 checking 2,000 histories of 1,000-10,000 operations) is paid a few dozen times, not once
 per file.  A task runs the batch's own check of each of its files
-(:func:`fisheye.checker.cli.check.batch_row`): the same import, model, engine and budget,
+(:func:`fisheye.checker.cli.check_batch.batch_row`): the same import, model, engine and budget,
 bad input as that file's row.  The driver receives one row per file -- never a history --
 and prints them in the batch's order, with the batch's summary and exit status
-(:class:`fisheye.checker.cli.check.BatchReport`), so that the output is the batch's.
+(:class:`fisheye.checker.cli.check_batch.BatchReport`), so that the output is the batch's.
 
 The executors read the files themselves: on a cluster every executor must reach the paths
 (a shared file system); a relative path is taken from the driver's working directory.
@@ -30,6 +30,8 @@ from typing import Any
 
 from fisheye.checker.errors import UsageError
 from fisheye.checker.formats import STDIN
+
+from .check_batch import BAD_INPUT, BatchReport, BatchRow, batch_row
 
 APP_NAME = "fisheye-check"
 TASKS_PER_CORE = 16
@@ -62,7 +64,7 @@ def file_size(path: str) -> int:
 
 
 def check_files(spark: Any, args: argparse.Namespace, files: list[str]) -> list[Any]:
-    """The :class:`~fisheye.checker.cli.check.BatchRow` of every file, in the order of
+    """The :class:`~fisheye.checker.cli.check_batch.BatchRow` of every file, in the order of
     ``files``, checked on ``spark`` in tasks packed by :func:`pack`."""
     options = argparse.Namespace(**{k: v for k, v in vars(args).items() if k != "func"})
     cwd = os.getcwd()
@@ -85,8 +87,6 @@ class UsageFailure:
 
 def _check_one(options: argparse.Namespace, cwd: str, path: str) -> Any:
     """One file's row, on an executor (relative paths from the driver's directory)."""
-    from .check import BAD_INPUT, BatchRow, batch_row
-
     here = os.getcwd()
     if not os.path.isabs(path):
         try:
@@ -106,7 +106,6 @@ def _check_one(options: argparse.Namespace, cwd: str, path: str) -> Any:
 def run_corpus(args: argparse.Namespace, files: list[str]) -> int:
     """``check --spark``: the rows of every file on Spark, reported as a batch."""
     from ..spark.session import start_session
-    from .check import BatchReport
 
     if STDIN in files:
         raise UsageError("--spark checks files: - (standard input) cannot be one of them")
