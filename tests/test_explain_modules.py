@@ -4,39 +4,22 @@ imports on its own, first, in a fresh interpreter."""
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 from graphlib import CycleError, TopologicalSorter
-from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "checker" / "explain"
+from import_graph import ROOT, imports, modules
+
+PACKAGE = ROOT / "checker" / "explain"
 NAME = "fisheye.checker.explain"
 
 
 def _modules() -> list[str]:
-    return sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__")
+    return modules(PACKAGE)
 
 
 def _imports(module: str) -> dict[str, bool]:
-    """The package's modules that ``module`` imports, each with whether the import is at
-    the module's top level (not in a function, a class or an ``if``)."""
-    tree = ast.parse((PACKAGE / f"{module}.py").read_text(encoding="utf-8"))
-    top = {id(node) for node in tree.body}
-    out: dict[str, bool] = {}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.ImportFrom):
-            continue
-        if node.level == 1:
-            targets = [node.module] if node.module else [a.name for a in node.names]
-        elif node.level == 0 and (node.module or "").startswith(NAME + "."):
-            targets = [node.module[len(NAME) + 1:].split(".")[0]]
-        else:
-            continue
-        for t in targets:
-            if t in _modules():
-                out[t] = out.get(t, False) or id(node) in top
-    return out
+    return imports(PACKAGE, NAME, module)
 
 
 def test_the_scan_sees_the_package():
