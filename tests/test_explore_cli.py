@@ -220,3 +220,12 @@ def test_save_explain_replay_a_users_system(capsys, tmp_path, monkeypatch):
         assert cli_main(["simulate", "--replay", str(f)]) == 1
         text = capsys.readouterr().out
         assert "REPRODUCED" in text and "a contradiction!" in text
+
+
+@pytest.mark.parametrize(("size", "message"), [
+    ("lots", "fisheye: --memory: 'lots' is not a size (e.g. 4G, 512M)"),
+    ("0", "fisheye: --memory must be positive"),
+])
+def test_a_bad_memory_size_is_one_line_and_exit_2(capsys, size, message):
+    code, out, err = run_cli(capsys, "paris-berlin-newyork", "--memory", size)
+    assert (code, out, err.strip()) == (2, "", message)

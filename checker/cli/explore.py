@@ -29,7 +29,7 @@ from fisheye.impl.builtin_systems import BUILTIN, DEFAULT, choices, other_exampl
 from fisheye.spec.models import Model
 
 from ..errors import UsageError
-from .plain import SYSTEM_HINT, edges_text, history_lines, models_help, plural, system_words
+from .plain import SYSTEM_HINT, edges_text, history_lines, models_help, parse_size, plural, system_words
 
 EXPLORED_MODELS = tuple(m for m in Model if not m.uses_time)
 """The models an explored history is checked against: those without real time (the
@@ -209,21 +209,6 @@ def _resolve_system(args: argparse.Namespace) -> str:
     return name
 
 
-def _size(text: str | None) -> int | None:
-    """``4G``, ``512M``, ``100K`` or a number of bytes."""
-    if text is None:
-        return None
-    t = text.strip().upper().removesuffix("B").removesuffix("I")
-    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(t[-1:], 1)
-    try:
-        n = float(t[:-1] if mult > 1 else t) * mult
-    except ValueError:
-        raise UsageError(f"--memory: {text!r} is not a size (e.g. 4G, 512M)") from None
-    if n <= 0:
-        raise UsageError("--memory must be positive")
-    return int(n)
-
-
 def run(args: argparse.Namespace) -> int:
     from fisheye.spec.graph import parse_graph_option
 
@@ -238,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
     _positive("--partitions", args.partitions)
     if args.crashes is not None and args.crashes < 0:
         raise UsageError("--crashes must be >= 0")
-    memory = _size(args.memory)
+    memory = None if args.memory is None else parse_size("--memory", args.memory)
     if args.checkpoint and args.resume and args.checkpoint != args.resume:
         raise UsageError("--checkpoint and --resume name different directories")
     if args.resume and args.spark:
