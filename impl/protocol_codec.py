@@ -223,12 +223,7 @@ class ProtocolCodec:
         pdec = self._pdec
         for _ in range(n):
             start = pos
-            k = data[pos]
-            if k == 255:
-                k = int.from_bytes(data[pos + 1:pos + 5], "little")
-                pos += 4
-            seg = data[pos + 1:pos + 1 + k]
-            pos += 1 + k
+            seg, pos = _segment(data, pos)
             segs.append(data[start:pos])
             ps = pdec.get(seg)
             if ps is None:
@@ -246,11 +241,7 @@ class ProtocolCodec:
                 segs.append(b"\x00")
                 continue
             start = pos
-            if k == 255:
-                k = int.from_bytes(data[pos + 1:pos + 5], "little")
-                pos += 4
-            seg = data[pos + 1:pos + 1 + k]
-            pos += 1 + k
+            seg, pos = _segment(data, pos)
             segs.append(data[start:pos])
             cd = self._cdec[idx // n]
             c = cd.get(seg)
@@ -264,3 +255,13 @@ class ProtocolCodec:
         tp, tc = tuple(procs), tuple(chans)
         self._ref = (tp, tc, segs)
         return self._types[0](tp, tc)
+
+
+def _segment(data: bytes, pos: int) -> tuple[bytes, int]:
+    """The length-prefixed segment at ``pos`` (one length byte, or 255 and four
+    little-endian bytes) and the position after it."""
+    k = data[pos]
+    if k == 255:
+        k = int.from_bytes(data[pos + 1:pos + 5], "little")
+        pos += 4
+    return data[pos + 1:pos + 1 + k], pos + 1 + k
