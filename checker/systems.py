@@ -22,6 +22,7 @@ names a factory that rebuilds it, and that it is the system asked for
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -162,7 +163,39 @@ def command_options(record: SystemRequest) -> list[str]:
     for opt, value in values.items():
         if value is not None and (takes is None or opt in takes):
             parts += [f"--{opt}", str(value)]
+    for key, value in record.options:
+        parts += ["--option", f"{key}={json.dumps(value)}"]
     return parts
+
+
+def parse_options(texts: list[str] | None) -> tuple[tuple[str, Any], ...]:
+    """``--option NAME=VALUE`` (repeatable) as a request's ``options``: VALUE read as
+    JSON where it is JSON (``3``, ``true``, ``"x"``, ``[1, 2]``: lists become tuples),
+    else the text itself; sorted by name, as :class:`SystemRequest` keeps them.  The
+    inverse of what :func:`command_options` writes.  ``ValueError`` naming the option on
+    a malformed or repeated one."""
+    out: dict[str, Any] = {}
+    for text in texts or ():
+        name, eq, raw = text.partition("=")
+        name = name.strip()
+        if not eq or not name:
+            raise ValueError(f"--option {text!r}: give NAME=VALUE")
+        if name in out:
+            raise ValueError(f"--option {name}: given twice")
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        out[name] = _tuples(value)
+    return tuple(sorted(out.items()))
+
+
+def _tuples(x: Any) -> Any:
+    if isinstance(x, list):
+        return tuple(_tuples(v) for v in x)
+    if isinstance(x, dict):
+        raise ValueError("--option: a value is a number, a string, a boolean, null or a list")
+    return x
 
 
 def make(name: str, request: SystemRequest) -> System[Any]:

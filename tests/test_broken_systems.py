@@ -153,3 +153,38 @@ def test_replaying_a_file_of_a_system_that_now_fails_is_a_system_error(capsys, t
     out, err = capsys.readouterr()
     assert code == 4 and err.count("\n") == 1 and "division by zero in on_receive" in err
     assert "Traceback" not in err
+
+
+def test_a_factory_option_is_carried_by_the_printed_command_and_reproduces_the_run(capsys, tmp_path):
+    code, out, _ = explore(capsys, "tuned", DEKKER, "--model", "sc", "--option", "label=dekker",
+                           "--option", "replicas=2")
+    assert code == 1
+    printed = out.strip().splitlines()[-1].strip()
+    argv = shlex.split(printed)
+    assert argv[argv.index("--system") + 1] == "user_systems:tuned"
+    assert [argv[i + 1] for i, a in enumerate(argv) if a == "--option"] == ['label="dekker"', "replicas=2"]
+    argv[-1] = str(tmp_path / "found")
+    assert main([*argv[1:], "--quiet"]) == 1
+    capsys.readouterr()
+    path = next((tmp_path / "found").iterdir())
+    saved = json.loads(path.read_text())
+    assert saved["options"] == {"label": "dekker", "replicas": 2}
+    assert saved["search"].startswith(printed.removesuffix(" --save DIR"))
+    assert main(["simulate", "--replay", str(path)]) == 1  # the file rebuilds the same system
+    assert "violates sc" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--option", "replicas=3"], "replicas=3, but the program has 2 processes"),
+    (["--option", "replicas"], "--option 'replicas': give NAME=VALUE"),
+    (["--option", "label=a", "--option", "label=b"], "--option label: given twice"),
+])
+def test_a_bad_factory_option_is_one_line_and_exit_2(capsys, argv, words):
+    code, out, err = explore(capsys, "tuned", DEKKER, "--model", "sc", *argv)
+    assert code == 2 and out == "" and words in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_built_in_refuses_a_factory_option(capsys):
+    code = main(["explore", "paris-berlin-newyork", "--option", "speed=3", "--quiet"])
+    _, err = capsys.readouterr()
+    assert code == 2 and "option 'speed'" in err and len(err.strip().splitlines()) == 1

@@ -168,3 +168,17 @@ def never(request: SystemRequest) -> ActorSystem[Any]:
     """A sometimes property that never holds."""
     return build(request, properties=(Property("impossible", Expectation.SOMETIMES, PropertyKind.PROTOCOL,
                                                lambda s, c: "never"),))
+
+
+def tuned(request: SystemRequest) -> ActorSystem[Any]:
+    """Honest, with a factory option: ``replicas`` (default 2) must equal the program's
+    processes, and ``label`` (any text) only names the configuration; both recorded."""
+    replicas = request.option("replicas", 2)
+    label = request.option("label", "plain")
+    system = build(SystemRequest(scenario=request.scenario, graph=request.graph, network=request.network,
+                                 system=request.system))
+    if replicas != len(system.processes):
+        raise ValueError(f"replicas={replicas!r}, but the program has {len(system.processes)} processes")
+    return ActorSystem(system.actor, system.processes, name=request.system, graph=system.graph,
+                       network=request.network, scenario=request.scenario, model="sc",
+                       options=(("label", label), ("replicas", replicas)))

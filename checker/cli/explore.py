@@ -77,6 +77,9 @@ def register(sub: Any) -> None:
                    help=f"the system to explore: {', '.join(BUILTIN)} (as --algorithm), the name of an "
                    "entry point of the group fisheye.systems, or package.module:factory (your own "
                    "protocol, docs/your-protocol.md)")
+    p.add_argument("--option", action="append", default=None, metavar="NAME=VALUE",
+                   help="a further option of the system's factory (its request's options), VALUE "
+                   'as JSON where it is JSON (3, true, "x", [1,2]), else as text; repeatable')
     p.add_argument("--variant", default=None, choices=choices("variant"),
                    help="Algorithm 1 as published in the paper or corrected (default; see "
                    "docs/algorithm1-correction.md); protocol level only")
@@ -231,6 +234,12 @@ def run(args: argparse.Namespace) -> int:
                          "reliable checkpoint directory)")
     system_name = _resolve_system(args)
     check_applicable(args)
+    from ..systems import parse_options
+
+    try:
+        options = parse_options(args.option)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     opts = {k: (getattr(args, k) if getattr(args, k) is not None else v) for k, v in DEFAULTS.items()}
     graph = args.graph
     if graph is None:
@@ -244,7 +253,8 @@ def run(args: argparse.Namespace) -> int:
     def context(reduction: str) -> Any:
         return make_context(args.scenario, graph, level=opts["level"], algorithm=system_name,
                             variant=args.variant, network=opts["network"], mutant=args.mutant,
-                            crashes=opts["crashes"], reduction=reduction, prune_deviations=not args.no_prune)
+                            crashes=opts["crashes"], options=options, reduction=reduction,
+                            prune_deviations=not args.no_prune)
 
     try:
         ctx = context(args.reduction)

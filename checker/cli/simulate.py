@@ -67,6 +67,9 @@ def register(subparsers: Any) -> None:
                                                           for n, b in BUILTIN.items())
                    + ", the name of an entry point of the group fisheye.systems, or package.module:factory "
                    "(your own protocol, docs/your-protocol.md)")
+    p.add_argument("--option", action="append", default=None, metavar="NAME=VALUE",
+                   help="a further option of the system's factory (its request's options), VALUE "
+                   'as JSON where it is JSON (3, true, "x", [1,2]), else as text; repeatable')
     p.add_argument("--graph", default=None, metavar="GRAPH",
                    help="paper (the default for a named scenario), empty (the default for a program), "
                    "complete, or edges p:q,r:s")
@@ -93,12 +96,16 @@ def run(args: argparse.Namespace) -> int:
         _check_builtin(args)
     from fisheye.impl.api import Network, SystemRequest
 
-    from ..systems import make
+    from ..systems import make, parse_options
 
     name = args.system or DEFAULT
+    try:
+        options = parse_options(args.option)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     request = SystemRequest(scenario=args.scenario, graph=args.graph,
                             network=Network.parse(args.network or "fifo"), variant=args.variant,
-                            mutant=args.mutant, system=name)
+                            mutant=args.mutant, options=options, system=name)
     try:
         system = make(name, request)
     except ValueError as e:

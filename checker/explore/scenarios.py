@@ -23,7 +23,8 @@ from .report import ReportBuilder
 def make_context(scenario: str | Program, graph: str | ProximityGraph | None = "paper", *,
                  level: str = "protocol", algorithm: str = DEFAULT, variant: str | None = None,
                  network: str = "fifo", mutant: str | None = None, crashes: int = 0,
-                 reduction: str = "auto", prune_deviations: bool = True) -> Context:
+                 options: tuple[tuple[str, Any], ...] = (), reduction: str = "auto",
+                 prune_deviations: bool = True) -> Context:
     """The exploration context of the system ``algorithm`` of the registry (a name, or
     ``package.module:factory``) for this scenario and these options.  ``ValueError`` on
     bad names or options (the system's factory says which)."""
@@ -31,7 +32,7 @@ def make_context(scenario: str | Program, graph: str | ProximityGraph | None = "
 
     request = SystemRequest(scenario=scenario, graph=graph,  # type: ignore[arg-type]
                             network=Network.parse(network), variant=variant, mutant=mutant,
-                            crashes=crashes, level=level)
+                            crashes=crashes, level=level, options=options)
     return context(algorithm, request, reduction=reduction, prune_deviations=prune_deviations)
 
 
