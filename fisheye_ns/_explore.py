@@ -10,6 +10,7 @@ of every run (after Stateright's ``always`` and ``sometimes``)."""
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -127,7 +128,8 @@ class Report:
 def explore(system: System[Any] | str, program: Any = None, *, model: Model | str | None = "fisheye",
             graph: ProximityGraph | str | None = None, network: str = "fifo", spark: str | bool | None = None,
             level: str = "protocol", variant: str | None = None, mutant: str | None = None, crashes: int = 0,
-            reduction: str = "auto", max_states: int | None = None, timeout: float | None = None) -> Report:
+            reduction: str = "auto", max_states: int | None = None, timeout: float | None = None,
+            options: dict[str, Any] | None = None) -> Report:
     """Explore every schedule of a system and check each complete run's history against
     ``model`` (None: no model, the properties only).
 
@@ -137,23 +139,26 @@ def explore(system: System[Any] | str, program: Any = None, *, model: Model | st
     name of a system (``toco``, ``lcb``, a name given to :func:`register_system`, an
     entry point, ``package.module:factory``) with ``program`` its scenario or program
     text.  ``graph``, ``network`` (``fifo`` or ``unordered``), ``level``, ``variant``,
-    ``mutant``, ``crashes`` go to the system's factory, as ``fisheye explore``'s options
+    ``mutant``, ``crashes`` and ``options`` (the factory's further options, as
+    ``--option NAME=VALUE``) go to the system's factory, as ``fisheye explore``'s options
     do.  ``spark``: explore on Spark (True: ``local[*]``; or a master URL).
     ``max_states`` and ``timeout`` cut the search short (the report is then unknown
     unless it found a violation)."""
     from fisheye.checker.explore.expand import Context
     from fisheye.checker.explore.report import ReportBuilder
-    from fisheye.checker.systems import context
+    from fisheye.checker.systems import context, parse_options
     from fisheye.impl.api import Network, SystemRequest
     from fisheye.impl.builtin_systems import DEFAULT
 
     if isinstance(system, str):
         name, scenario = (system, program) if program is not None else (DEFAULT, system)
         request = SystemRequest(scenario=scenario, graph=graph, network=Network.parse(network),
-                                variant=variant, mutant=mutant, crashes=crashes, level=level)
+                                variant=variant, mutant=mutant, crashes=crashes, level=level,
+                                options=parse_options([f"{k}={json.dumps(v)}"
+                                                       for k, v in (options or {}).items()]))
         ctx = context(name, request, reduction=reduction)
     else:
-        if program is not None or graph is not None or network != "fifo":
+        if program is not None or graph is not None or network != "fifo" or options:
             raise TypeError("explore(system): the system object is built already; give its program, graph "
                             "and network to its factory")
         ctx = Context(system, reduction=reduction)

@@ -188,3 +188,11 @@ def test_a_built_in_refuses_a_factory_option(capsys):
     code = main(["explore", "paris-berlin-newyork", "--option", "speed=3", "--quiet"])
     _, err = capsys.readouterr()
     assert code == 2 and "option 'speed'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_python_api_passes_factory_options_and_its_command_carries_them():
+    import fisheye
+
+    report = fisheye.explore("user_systems:tuned", DEKKER, model="sc", options={"label": "dekker"})
+    assert not report.ok and len(report.violations) == 1
+    assert "--option 'label=\"dekker\"'" in report.command and "--option replicas=2" in report.command
