@@ -8,10 +8,22 @@ its replay script (:mod:`.replay_script`) and its system in words (:mod:`.system
 :mod:`.outputs` assembles the text, SVG and HTML that ``fisheye explain`` and
 :func:`fisheye.explain` both give."""
 
-from .argument import explain
-from .core import Core, minimal_violating_core
-from .errors import ExplainError
-from .explanation import Explanation
-from .verify import verify
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_WHERE = {"explain": "argument", "Core": "core", "minimal_violating_core": "core",
+          "ExplainError": "errors", "Explanation": "explanation", "verify": "verify"}
+"""Each public name and its module, loaded on first use: the explorer and the checker
+import this package's run and text modules without paying for the prover."""
 
 __all__ = ["Core", "ExplainError", "Explanation", "explain", "minimal_violating_core", "verify"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    globals()[name] = value
+    return value
