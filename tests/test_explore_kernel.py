@@ -11,12 +11,13 @@ import random
 
 import numpy as np
 import pytest
+from small_programs import SEEDS, small_configuration
 
 from fisheye.checker.explore import make_context, run
 from fisheye.checker.explore.expand import INNER, PRUNED, expand
 from fisheye.impl.kernel_api import INNER as K_INNER
 from fisheye.impl.kernel_api import NO_STEP
-from fisheye.impl.programs import parse_program, random_edges, random_program
+from fisheye.impl.programs import parse_program
 from fisheye.impl.protocol_kernel import ProtocolKernel
 from fisheye.spec.graph import ProximityGraph
 
@@ -84,15 +85,9 @@ def test_kernel_equals_reference_on_every_state_of_pbn(graph, variant, states):
     assert agree_everywhere(make_context(PBN, graph, variant=variant)) == states
 
 
-# the seeds of test_explore_protocol's random programs
-SEEDS = [1, 4, 7, 8, 9, 11, 17, 19, 20, 21, 24, 26, 27, 28, 35]
-
-
 @pytest.mark.parametrize("seed", SEEDS)
 def test_kernel_equals_reference_on_random_programs(seed):
-    rng = random.Random(seed)
-    prog = random_program(rng, rng.choice([2, 3]), max_ops=2)
-    graph = ProximityGraph.of(prog.processes, random_edges(rng, prog.processes))
+    prog, graph = small_configuration(seed)
     for variant in ("corrected", "published"):
         assert agree_everywhere(make_context(prog, graph, variant=variant)) > 1
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from small_programs import SEEDS, small_configuration
 
 from fisheye.checker.explore import make_context, run
 from fisheye.impl.api import Step, replay
-from fisheye.impl.programs import parse_program, random_edges, random_program
+from fisheye.impl.programs import parse_program
 from fisheye.impl.system import make_system
 from fisheye.impl.toco_quotient import ProtocolSystem
 from fisheye.spec.graph import ProximityGraph
@@ -41,15 +42,9 @@ def compare(prog, graph, *, mutant=None, variant="corrected", model=None):
     return full, red
 
 
-# seeds of random_program(Random(seed), 2 or 3 processes, max_ops=2) whose full search is small
-SEEDS = [1, 4, 7, 8, 9, 11, 17, 19, 20, 21, 24, 26, 27, 28, 35]
-
-
 @pytest.mark.parametrize("seed", SEEDS)
 def test_random_programs_reduced_equals_full(seed):
-    rng = random.Random(seed)
-    prog = random_program(rng, rng.choice([2, 3]), max_ops=2)
-    graph = ProximityGraph.of(prog.processes, random_edges(rng, prog.processes))
+    prog, graph = small_configuration(seed)
     compare(prog, graph)
 
 
