@@ -5,6 +5,7 @@ command's module.  Checked on ``sys.modules`` in a fresh interpreter, not by tim
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,7 @@ ROOT = Path(__file__).parent.parent
 HEAVY = ("numba", "llvmlite", "z3", "pyspark", "matplotlib", "rich")
 
 PROBE = """
-import json, sys
+import json, os, sys
 from fisheye.checker.cli.main import main
 try:
     status = main(sys.argv[1:])
@@ -25,13 +26,16 @@ except SystemExit as stop:  # --help
     status = stop.code
 loaded = sorted({m.split(".")[0] for m in sys.modules})
 commands = sorted(m for m in sys.modules if m.startswith("fisheye.checker.cli."))
-print(json.dumps({"status": status, "loaded": loaded, "commands": commands}), file=sys.stderr)
+threads = len(os.listdir("/proc/self/task"))  # native threads too (OpenBLAS's)
+print(json.dumps({"status": status, "loaded": loaded, "commands": commands, "threads": threads,
+                  "blas": os.environ.get("OPENBLAS_NUM_THREADS")}), file=sys.stderr)
 """
 
 
-def imports_of(*args: str) -> dict:
+def imports_of(*args: str, env: dict[str, str] | None = None) -> dict:
+    environ = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     proc = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True,
-                          timeout=120, cwd=ROOT)
+                          timeout=120, cwd=ROOT, env={**environ, **(env or {})})
     return json.loads(proc.stderr.strip().splitlines()[-1])
 
 
@@ -53,6 +57,16 @@ def test_check_of_a_small_history_loads_no_heavy_module(path, model, status):
 def test_lin_check_does_not_load_numpy():
     seen = imports_of("check", "tests/data/jepsen/porcupine-etcd_000.log", "--model", "lin")
     assert seen["status"] == 1 and "numpy" not in seen["loaded"]
+
+
+def test_a_check_that_loads_numpy_starts_no_blas_thread():
+    """The command sets one OpenBLAS thread (nothing does linear algebra), so numpy's import
+    starts no thread pool; a user's own setting is kept."""
+    seen = imports_of("check", "examples/fig4.json", "--model", "cc")
+    assert seen["status"] == 0 and "numpy" in seen["loaded"]
+    assert (seen["threads"], seen["blas"]) == (1, "1")
+    seen = imports_of("check", "examples/fig4.json", "--model", "cc", env={"OPENBLAS_NUM_THREADS": "2"})
+    assert seen["status"] == 0 and seen["blas"] == "2"
 
 
 def test_help_imports_no_command():
