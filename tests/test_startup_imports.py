@@ -26,8 +26,10 @@ except SystemExit as stop:  # --help
     status = stop.code
 loaded = sorted({m.split(".")[0] for m in sys.modules})
 commands = sorted(m for m in sys.modules if m.startswith("fisheye.checker.cli."))
+parsers = sorted(m for m in sys.modules if m.startswith("fisheye.checker.formats."))
 threads = len(os.listdir("/proc/self/task"))  # native threads too (OpenBLAS's)
-print(json.dumps({"status": status, "loaded": loaded, "commands": commands, "threads": threads,
+print(json.dumps({"status": status, "loaded": loaded, "commands": commands, "parsers": parsers,
+                  "threads": threads,
                   "blas": os.environ.get("OPENBLAS_NUM_THREADS")}), file=sys.stderr)
 """
 
@@ -52,6 +54,12 @@ def test_check_of_a_small_history_loads_no_heavy_module(path, model, status):
     assert not set(HEAVY) & set(seen["loaded"])
     others = {f"fisheye.checker.cli.{c}" for c in COMMANDS if c != "check"}
     assert "fisheye.checker.cli.check" in seen["commands"] and not others & set(seen["commands"])
+
+
+def test_check_of_a_json_history_loads_no_jepsen_parser():
+    assert imports_of("check", "examples/fig4.json", "--model", "cc")["parsers"] == []
+    seen = imports_of("check", "tests/data/jepsen/porcupine-etcd_000.log", "--model", "lin")
+    assert "fisheye.checker.formats.jepsen_log" in seen["parsers"]
 
 
 def test_lin_check_does_not_load_numpy():

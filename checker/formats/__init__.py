@@ -9,24 +9,43 @@ logs), all turned into the contract's history object.
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from fisheye.spec.history import History, HistoryError, decode_text, parse_history, read_text_file
 
-from . import jepsen_edn, jepsen_log
-from .jepsen import NIL_READS, ImportNotes, NilRead, translate
+if TYPE_CHECKING:
+    from .jepsen import ImportNotes
 
 STDIN = "-"
-FORMATS = ("auto", "json", jepsen_edn.FORMAT, jepsen_log.FORMAT)
-EXTENSIONS = {".json": "json", ".edn": jepsen_edn.FORMAT, ".log": jepsen_log.FORMAT}
-FORMAT_NAMES = {"json": "JSON", jepsen_edn.FORMAT: "Jepsen EDN", jepsen_log.FORMAT: "Jepsen log"}
+JEPSEN_EDN = "jepsen-edn"
+JEPSEN_LOG = "jepsen-log"
+FORMATS = ("auto", "json", JEPSEN_EDN, JEPSEN_LOG)
+EXTENSIONS = {".json": "json", ".edn": JEPSEN_EDN, ".log": JEPSEN_LOG}
+FORMAT_NAMES = {"json": "JSON", JEPSEN_EDN: "Jepsen EDN", JEPSEN_LOG: "Jepsen log"}
+
+NilRead = Literal["initial", "any"]
+"""How a Jepsen read of nil is taken (``--nil-read``, :mod:`.jepsen`)."""
+NIL_READS: tuple[NilRead, ...] = ("initial", "any")
+
+_LAZY = {"ImportNotes": "jepsen"}
+"""Public names of the parsers' modules, loaded on first use: reading a JSON history
+imports none of the Jepsen parsers (start-up time of a small check)."""
 
 __all__ = ["EXTENSIONS", "FORMATS", "NIL_READS", "STDIN", "ImportNotes", "Imported",
            "detect_format", "load", "read_history_object", "source_name"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    globals()[name] = value
+    return value
 
 
 @dataclass(frozen=True)
@@ -61,8 +80,11 @@ def read_history_object(path: str, *, fmt: str = "auto", nil_read: NilRead = "in
         fmt = detect_format(text, path, source)
     if fmt == "json":
         return _unwrap(decode_text(text, source), source)
+    from . import jepsen_edn, jepsen_log
+    from .jepsen import ImportNotes, translate
+
     notes = ImportNotes(FORMAT_NAMES[fmt])
-    if fmt == jepsen_edn.FORMAT:
+    if fmt == JEPSEN_EDN:
         events = jepsen_edn.read_events(text, source, notes)
     else:
         events = jepsen_log.read_events(text, source, notes)
@@ -89,9 +111,11 @@ def detect_format(text: str, path: str, source: str) -> str:
     if head.startswith("{") and head[1:].lstrip()[:1] in ('"', "}"):
         return "json"
     if head[:1] in ("[", "(", "{", "#", ";"):
-        return jepsen_edn.FORMAT
-    if jepsen_log.is_log(text):
-        return jepsen_log.FORMAT
+        return JEPSEN_EDN
+    from .jepsen_log import is_log
+
+    if is_log(text):
+        return JEPSEN_LOG
     raise HistoryError("is neither a JSON history, a Jepsen EDN history nor a Jepsen log "
                        "(name it .json, .edn or .log, or give --format)", source)
 

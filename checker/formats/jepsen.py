@@ -32,14 +32,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from fisheye.spec.history import HistoryError
 
+from . import NilRead
 from .edn import Keyword, to_text
 
-NilRead = Literal["initial", "any"]
-NIL_READS: tuple[NilRead, ...] = ("initial", "any")
 SINGLE_REGISTER = "x"
 """The register of a history whose values are plain (not ``[key value]`` tuples)."""
 

@@ -25,7 +25,6 @@ from fisheye.spec.history import HistoryError
 from .edn import EdnError, EdnMap, Keyword, Tagged, read_all, to_text
 from .jepsen import ImportNotes, JepsenEvent
 
-FORMAT = "jepsen-edn"
 RECORD_TAGS = ("jepsen.history.Op", "knossos.op.Op")
 KV_FORMAT_NAME = "Porcupine kv log"
 KV_INITIAL = ""

@@ -21,7 +21,6 @@ from fisheye.spec.history import HistoryError
 from .edn import EdnError, read_all, read_first
 from .jepsen import ImportNotes, JepsenEvent
 
-FORMAT = "jepsen-log"
 EVENT = re.compile(r"jepsen\.util\s*(?:-|:)\s+(?P<process>-?\d+|:[\w.\-]+)\s+:(?P<type>[\w\-]+)\s+"
                    r":(?P<f>[\w\-]+)\s+(?P<value>\S.*)$")
 LOOKS_LIKE_EVENT = re.compile(r"jepsen\.util\s*(?:-|:)\s+(?:-?\d+|:nemesis)\s")
