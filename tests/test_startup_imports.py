@@ -1,6 +1,9 @@
 """Start-up: ``fisheye check`` on a small history imports only what its model and
-engine need (no numba, z3, pyspark, matplotlib or rich), and ``fisheye --help`` no
-command's module.  Checked on ``sys.modules`` in a fresh interpreter, not by timing."""
+engine need (of the packages outside the standard library: numpy for the untimed models'
+engine, and python-sat when the fisheye models' star search needs a SAT solver; no numba,
+z3, pyspark, matplotlib, rich or networkx), and
+``fisheye --help`` no command's module.  Checked on ``sys.modules`` in a fresh
+interpreter, not by timing."""
 
 from __future__ import annotations
 
@@ -15,7 +18,12 @@ import pytest
 from fisheye.checker.cli.main import COMMANDS
 
 ROOT = Path(__file__).parent.parent
-HEAVY = ("numba", "llvmlite", "z3", "pyspark", "matplotlib", "rich")
+HEAVY = ("numba", "llvmlite", "z3", "pyspark", "matplotlib", "rich", "networkx")
+OUTSIDE = {"sc": {"numpy"}, "cc": {"numpy"}, "fisheye": {"numpy", "pysat", "pysolvers", "pyformula"}}
+"""What a small check may load outside the standard library, per model of a JSON history:
+the direct engine's arrays, and python-sat (its top-level modules) for the SAT solver of
+the star search of both fisheye models; a check of a Jepsen log (lin, sc or fisheye-lin,
+the search of fisheye.checker.engines.lin) loads nothing."""
 
 PROBE = """
 import json, os, sys
@@ -25,10 +33,13 @@ try:
 except SystemExit as stop:  # --help
     status = stop.code
 loaded = sorted({m.split(".")[0] for m in sys.modules})
+outside = sorted(m for m in loaded if m not in sys.stdlib_module_names and m != "fisheye"
+                 and not m.startswith("_") and m not in ("sitecustomize", "usercustomize"))
 commands = sorted(m for m in sys.modules if m.startswith("fisheye.checker.cli."))
 parsers = sorted(m for m in sys.modules if m.startswith("fisheye.checker.formats."))
 threads = len(os.listdir("/proc/self/task"))  # native threads too (OpenBLAS's)
 print(json.dumps({"status": status, "loaded": loaded, "commands": commands, "parsers": parsers,
+                  "outside": outside,
                   "threads": threads,
                   "blas": os.environ.get("OPENBLAS_NUM_THREADS")}), file=sys.stderr)
 """
@@ -44,7 +55,9 @@ def imports_of(*args: str, env: dict[str, str] | None = None) -> dict:
 @pytest.mark.parametrize(("path", "model", "status"), [
     ("examples/fig4.json", "sc", 1), ("examples/fig4.json", "cc", 0),
     ("examples/fig4.json", "fisheye", 1), ("examples/fig4.json", "fisheye-2014", 1),
+    ("examples/fig6-x2.json", "fisheye", 1), ("examples/iriw.json", "fisheye-2014", 1),
     ("tests/data/jepsen/porcupine-etcd_000.log", "lin", 1),
+    ("tests/data/jepsen/porcupine-etcd_000.log", "sc", 0),
     ("tests/data/jepsen/porcupine-etcd_002.log", "lin", 0),
     ("tests/data/jepsen/porcupine-etcd_002.log", "fisheye-lin", 0),
 ])
@@ -52,6 +65,8 @@ def test_check_of_a_small_history_loads_no_heavy_module(path, model, status):
     seen = imports_of("check", path, "--model", model)
     assert seen["status"] == status
     assert not set(HEAVY) & set(seen["loaded"])
+    allowed = OUTSIDE[model.removesuffix("-2014")] if path.endswith(".json") else set()
+    assert set(seen["outside"]) <= allowed
     others = {f"fisheye.checker.cli.{c}" for c in COMMANDS if c != "check"}
     assert "fisheye.checker.cli.check" in seen["commands"] and not others & set(seen["commands"])
 
