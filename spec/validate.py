@@ -3,7 +3,9 @@
 ``problems(history, model, graph, witness)`` returns the list of clauses of the
 definition that the witness fails (empty: the witness proves the history consistent).
 Each check cites the clause of the 2015 conference text (``fisheye``, ``sc``, ``cc``) or
-of the 2014 research report (``fisheye-2014``) it implements.
+of the 2014 research report (``fisheye-2014``) it implements.  ``deadline``: the
+validation looks at it between clauses (a clause of a process's view at a time) and raises
+:class:`~fisheye.spec.deadline.OutOfTime` once it has passed.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Collection, Iterable, Sequence
 
 from . import realtime
 from .causal import rf_edges, rf_problems
+from .deadline import Deadline
 from .graph import ProximityGraph
 from .history import History, Op, value_key
 from .models import Model
@@ -21,13 +24,16 @@ from .witness import Witness, effective_history, named_operations, remap
 _MAX_PROBLEMS = 20
 
 
+NO_DEADLINE = Deadline()
+
+
 def problems(history: History, model: Model | str, graph: ProximityGraph,
-             witness: Witness) -> list[str]:
+             witness: Witness, deadline: Deadline = NO_DEADLINE) -> list[str]:
     model = Model(model)
     if realtime.handles(history, model):  # one sequence, with cas, maybe and real time
         return realtime.problems(history, model, graph, witness.sequence)
     if model is Model.SC:
-        return sc_problems(history, witness)
+        return sc_problems(history, witness, deadline)
     if history.has_maybe:  # judged on the operations that took effect in the witness
         named = named_operations(witness)
         n = len(history.ops)
@@ -36,9 +42,11 @@ def problems(history: History, model: Model | str, graph: ProximityGraph,
         effective, old_uid = effective_history(history, (u for u in named if history.ops[u].maybe))
         witness = remap(witness, {u: i for i, u in enumerate(old_uid)})
         history = effective
+    deadline.check()
     if model is Model.CC:
-        return cc_problems(history, witness)
-    return fisheye_problems(history, graph, witness, all_operations=model is Model.FISHEYE_2014)
+        return cc_problems(history, witness, deadline)
+    return fisheye_problems(history, graph, witness, all_operations=model is Model.FISHEYE_2014,
+                            deadline=deadline)
 
 
 def is_valid(history: History, model: Model | str, graph: ProximityGraph, witness: Witness) -> bool:
@@ -198,7 +206,7 @@ def cycle_text(history: History, cycle: Cycle) -> str:
 
 # ---- SC: section 2.2 -------------------------------------------------------------------
 
-def sc_problems(history: History, witness: Witness) -> list[str]:
+def sc_problems(history: History, witness: Witness, deadline: Deadline = NO_DEADLINE) -> list[str]:
     """SC: "there exists a history S such that S is sequential, S is legal, H and S are
     equivalent"."""
     if witness.sequence is None:
@@ -207,7 +215,10 @@ def sc_problems(history: History, witness: Witness) -> list[str]:
     out = permutation_problems(history, seq, history.ops, "S")
     if out:
         return out
-    return equivalence_problems(history, seq, "S") + legality_problems(history, seq, "S")
+    deadline.check()
+    out = equivalence_problems(history, seq, "S")
+    deadline.check()
+    return out + legality_problems(history, seq, "S")
 
 
 # ---- CC: section 2.3 -------------------------------------------------------------------
@@ -231,7 +242,7 @@ def _respect(history: History, seq: Sequence[int], gens: _Generators, name: str,
 
 
 def _views(history: History, witness: Witness, generators: list[tuple[int, int]],
-           order_name: str) -> list[str]:
+           order_name: str, deadline: Deadline) -> list[str]:
     """Clauses (a)-(c) for every process: ``S_i`` sequential, legal, equivalent to
     ``H|(p_i + W)``, respecting the order (the closure of process order ∪
     ``generators``).  A process not listed in ``witness.views`` has for ``S_i`` the
@@ -241,6 +252,7 @@ def _views(history: History, witness: Witness, generators: list[tuple[int, int]]
     writes = history.writes
     by_process = history.by_process
     gens = _Generators(history, generators)
+    deadline.check()
     implied = [p for p in history.processes if p not in witness.views]
     if implied:
         if witness.sequence is None:
@@ -251,41 +263,49 @@ def _views(history: History, witness: Witness, generators: list[tuple[int, int]]
         pb = permutation_problems(history, seq, expected, name, exact=False)
         if pb:
             return pb
+        deadline.check()
         out += equivalence_problems(history, seq, name)
+        deadline.check()
         out += legality_problems(history, seq, name, readers=set(implied))
+        deadline.check()
         out += _respect(history, seq, gens, name, order_name)
     for p in history.processes:
         if p not in witness.views or len(out) >= _MAX_PROBLEMS:
             continue
         name = f"S_{p}"
         seq = witness.views[p]
+        deadline.check()
         # (a) sequential (a list is a total order) and (b) equivalent to H|(p_i + W)
         pb = permutation_problems(history, seq, [*by_process[p], *(w for w in writes if w.process != p)],
                                   name)
         if pb:
             out += pb
             continue
+        deadline.check()
         out += equivalence_problems(history, seq, name)
+        deadline.check()
         # (a) legal
         out += legality_problems(history, seq, name)
+        deadline.check()
         # (c) respects the order
         out += _respect(history, seq, gens, name, order_name)
     return out
 
 
-def cc_problems(history: History, witness: Witness) -> list[str]:
+def cc_problems(history: History, witness: Witness, deadline: Deadline = NO_DEADLINE) -> list[str]:
     """CC: a causal order ~>H, and for each p_i a sequential legal S_i equivalent to
     H|(p_i + W) that respects ~>H."""
     out, gens = _causal(history, witness)
     if gens is None:
         return out
-    return _views(history, witness, gens, "~>H")
+    deadline.check()
+    return _views(history, witness, gens, "~>H", deadline)
 
 
 # ---- fisheye: section 3.2 (2015) and 3.2 (2014) -----------------------------------------
 
 def fisheye_problems(history: History, graph: ProximityGraph, witness: Witness,
-                     *, all_operations: bool) -> list[str]:
+                     *, all_operations: bool, deadline: Deadline = NO_DEADLINE) -> list[str]:
     """G-fisheye (SC,CC): a causal order ~>H; a star order *~>H,G ⊇ ~>H such that for
     every edge (p,q) of G, the star order restricted to the writes of p and q (2015) —
     to all operations of p and q (2014) — is total; and for each p_i a sequential,
@@ -298,8 +318,10 @@ def fisheye_problems(history: History, graph: ProximityGraph, witness: Witness,
     if bad:
         return [f"the star order names unknown operations {bad[:3]}"]
     star_gens = gens + list(witness.star)
+    deadline.check()
     if is_total(history, star_gens):  # then every restriction is total (common: sc witnesses)
-        return _views(history, witness, star_gens, "the star order")
+        return _views(history, witness, star_gens, "the star order", deadline)
+    deadline.check()
     star = close(history, star_gens)
     if isinstance(star, Cycle):
         return [f"the star order is not a partial order: it has the cycle {cycle_text(history, star)}"]
@@ -309,6 +331,7 @@ def fisheye_problems(history: History, graph: ProximityGraph, witness: Witness,
                   for p, ops in history.by_process.items()}
     ops = history.ops
     for p, q in graph.edges:
+        deadline.check()
         # each process's members are in process order, hence in rank order: merge them
         members = sorted(members_of[p] + members_of[q], key=rank.__getitem__)
         # A set is totally ordered iff consecutive elements of a topological sort are
@@ -323,4 +346,4 @@ def fisheye_problems(history: History, graph: ProximityGraph, witness: Witness,
             break
     if out:
         return out
-    return _views(history, witness, star_gens, "the star order")
+    return _views(history, witness, star_gens, "the star order", deadline)

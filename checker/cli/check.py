@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from fisheye.spec.deadline import Deadline
 from fisheye.spec.models import MODEL_NAMES
 
 from ..engines import ENGINE_NAMES
@@ -56,7 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true",
                    help="print one JSON object on stdout (one per line for several files)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                   help="time budget per file; exit 3 (unknown) when it runs out")
+                   help="time budget per file, from the start of its reading to the verdict (the "
+                        "validation of a consistent verdict's witness included); exit 3 (unknown) "
+                        "when it runs out")
     p.add_argument("--max-steps", type=int, default=None, metavar="N",
                    help="search budget per file of the direct engine (configurations of the "
                         "sequential search, closures of the causal one; default: the engine's "
@@ -163,11 +166,12 @@ def expand(paths: list[str]) -> list[str]:
 
 
 def run_one(args: argparse.Namespace, path: str) -> int:
+    deadline = Deadline.after(args.timeout)
     history, imported = load_file(args, path)
     if args.nil_read is not None and not imported.is_jepsen:
         raise UsageError(f"--nil-read applies only to Jepsen histories (EDN or log), and "
                          f"{imported.source} is JSON")
-    result = check_history(args, history, imported.source)
+    result = check_history(args, history, imported.source, deadline)
     if args.json:
         out = result.to_json(history)
         out["input"] = input_json(imported)

@@ -13,9 +13,10 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from fisheye.spec.deadline import Deadline
 from fisheye.spec.graph import parse_graph_option
 from fisheye.spec.history import History, HistoryError
 from fisheye.spec.models import Model, unsupported
@@ -74,23 +75,37 @@ def load_file(args: argparse.Namespace, path: str) -> tuple[History, Imported]:
 
 
 def check_file(args: argparse.Namespace, path: str) -> tuple[History, CheckResult, Imported]:
-    """Load one file and check it; bad input raises :class:`HistoryError`."""
+    """Load one file and check it, ``--timeout`` counted from the start of the reading;
+    bad input raises :class:`HistoryError`."""
+    deadline = Deadline.after(args.timeout)
     history, imported = load_file(args, path)
-    return history, check_history(args, history, imported.source), imported
+    return history, check_history(args, history, imported.source, deadline), imported
 
 
-def check_history(args: argparse.Namespace, history: History, source: str) -> CheckResult:
-    """Check one history; a model not defined on it is bad input naming ``source``."""
+def check_history(args: argparse.Namespace, history: History, source: str, deadline: Deadline) -> CheckResult:
+    """Check one history by ``deadline`` (``--timeout`` from the start of the file's
+    reading); a model not defined on it is bad input naming ``source``."""
     graph = parse_graph_option(args.graph, history.processes, history.edges)
     why = unsupported(history, args.model)
     if why:
         raise HistoryError(why, source)
+    left = deadline.left()
+    if left is not None:  # in milliseconds, as the engines' messages name it
+        left = round(left, 3)
+    if left is not None and left <= 0:
+        return CheckResult(Verdict.UNKNOWN, Model(args.model), graph, args.engine,
+                           message=f"the timeout of {args.timeout:g} s ran out while the file was read")
     try:
-        return check(history, Model(args.model), graph, engine=args.engine, timeout=args.timeout,
-                     max_steps=args.max_steps, minimal=args.minimal, memory=args.memory,
-                     progress=lambda line: print(f"{source}: {line}", file=sys.stderr, flush=True))
+        result = check(history, Model(args.model), graph, engine=args.engine, timeout=left,
+                       max_steps=args.max_steps, minimal=args.minimal, memory=args.memory,
+                       progress=lambda line: print(f"{source}: {line}", file=sys.stderr, flush=True))
     except ModuleNotFoundError as e:  # an engine not installed in this checkout
         raise UsageError(f"engine {args.engine!r} is not available ({e})") from None
+    if left is not None and result.verdict is Verdict.UNKNOWN and deadline.passed():
+        # the engines were given what the reading left of --timeout: say so
+        result = replace(result, message=f"{result.message} (--timeout {args.timeout:g} s, of which "
+                                         f"{args.timeout - left:.2f} s went to reading the file)")
+    return result
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from fisheye.spec.models import Model, unsupported
 
 from ..errors import UsageError
 from ..result import CheckResult, Verdict
-from .limits import out_of_memory
+from .limits import Deadline, OutOfTime, out_of_memory
 
 ENGINE_NAMES = ("auto", "z3", "direct")
 
@@ -108,9 +108,10 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
           engine: str = "auto", timeout: float | None = None, max_steps: int | None = None,
           minimal: bool = False, memory: int | None = None, validate_witness: bool = True,
           progress: Progress | None = None) -> CheckResult:
-    """Decide ``model``; ``timeout`` bounds the engines' searches (in total, for
-    ``auto``); ``max_steps`` bounds the direct engine's search (configurations of the
-    sequential search, closures of the causal one; default: the engine's own), the first
+    """Decide ``model``; ``timeout`` bounds the whole check (the engines' searches, in
+    total for ``auto``, and the validation of a consistent verdict's witness);
+    ``max_steps`` bounds the direct engine's search (configurations of the sequential
+    search, closures of the causal one; default: the engine's own), the first
     of the two to run out ends it with *unknown*; ``memory`` (bytes) bounds Z3's memory,
     and an engine that runs out of memory (Z3's, or the process's limit) answers
     *unknown*; ``progress`` receives a line every few seconds of a long check.
@@ -135,6 +136,7 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
                              f"{model} (the direct engine does)")
         names = ("direct",)
     start = time.perf_counter()
+    deadline = Deadline.after(timeout)
     gave_up: list[tuple[str, str]] = []
     result: CheckResult | None = None
     for name in names:
@@ -158,7 +160,12 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
             progress(f"{model}: validating the witness ({len(history.ops)} operations)")
         from fisheye.spec.validate import problems  # only a consistent verdict needs it (start-up)
 
-        bad = problems(history, model, graph, result.witness)
+        try:
+            bad = problems(history, model, graph, result.witness, deadline)
+        except OutOfTime:
+            return replace(result, verdict=Verdict.UNKNOWN, witness=None, seconds=time.perf_counter() - start,
+                           message=f"the timeout ran out while the spec validated the {result.engine} "
+                                   f"engine's witness (a consistent verdict is given only once validated)")
         if bad:
             raise EngineBug(f"engine {result.engine} gave a witness the spec rejects: {bad[0]}")
     message = result.message

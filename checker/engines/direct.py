@@ -329,7 +329,7 @@ def _decide_plain(history: History, model: Model, graph: ProximityGraph, budget:
                   labels: list[str] | None, many_views: bool = False
                   ) -> tuple[Witness | None, tuple[Reason, ...]]:
     """One phase without ``maybe`` writes: the search of :mod:`.direct_search`."""
-    out = search(Index(history, labels), model, graph, budget, many_views=many_views)
+    out = search(Index(history, labels, budget), model, graph, budget, many_views=many_views)
     return out.witness, out.certificate
 
 
@@ -337,6 +337,7 @@ def _decide(history: History, model: Model, graph: ProximityGraph, budget: Budge
             ) -> tuple[Witness | None, tuple[Reason, ...], int]:
     """(witness, certificate, number of phases); raises BudgetExhausted."""
     parts = phases(history)
+    budget.tick(0)  # the deadline, after the split's linear passes
     whole = history.by_process
     witnesses: list[Witness] = []
     for k, part in enumerate(parts):

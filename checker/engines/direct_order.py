@@ -155,9 +155,11 @@ class Conflict:
 class Index:
     """Dense integer views of a history, computed once per check."""
 
-    def __init__(self, history: History, labels: Sequence[str] | None = None):
+    def __init__(self, history: History, labels: Sequence[str] | None = None, budget: Budget | None = None):
         """``labels``: how certificates name the operations (default: their own
-        labels; a sub-history's operations keep the names they have in the whole)."""
+        labels; a sub-history's operations keep the names they have in the whole);
+        ``budget``: its deadline is looked at between the passes over the history."""
+        tick = (lambda: None) if budget is None else (lambda: budget.tick(0))
         self.h = history
         self.labels = labels
         ops = history.ops
@@ -176,8 +178,10 @@ class Index:
             if op.index == 0:
                 self.base[k] = op.uid
             self.length[k] = op.index + 1
+        tick()
         self.reg = [op.register for op in ops]
         self.is_write = [op.is_write for op in ops]
+        tick()
         # per (process index, register): po indices of the writes, increasing
         self.xw: dict[tuple[int, str], list[int]] = {}
         # per process index: po indices of its writes
@@ -191,6 +195,7 @@ class Index:
             else:
                 self.reads_of[k].append(op.uid)
         self.reads = [op.uid for op in ops if op.is_read]
+        tick()
         # the same, as arrays for the compiled closure (:mod:`.closure_kernel`)
         self.proc_array = np.array(self.proc_of, np.int64)
         self.idx_array = np.array(self.idx, np.int64)
@@ -213,6 +218,7 @@ class Index:
                 wl_start.append(len(wl))
             wr_start.append(len(wr_proc))
         self.writer_arrays = tuple(np.array(a, np.int64) for a in (wr_start, wr_proc, wr_base, wl_start, wl))
+        tick()
         # candidate sources (as fisheye.spec.causal.candidate_sources, in linear time):
         # same register and value, not after the read in its own process; None when the
         # value is the register's initial value
@@ -220,8 +226,11 @@ class Index:
         for op in ops:
             if op.is_write:
                 by_value.setdefault((op.register, op.vkey), []).append(op.uid)
+        tick()
         self.cands: dict[int, list[int | None]] = {}
-        for r in self.reads:
+        for i, r in enumerate(self.reads):
+            if not i & 0xFFFF:
+                tick()
             op = ops[r]
             c: list[int | None] = [None] if op.vkey == value_key(history.initial_value(op.register)) else []
             c += [w for w in by_value.get((op.register, op.vkey), ())

@@ -157,7 +157,12 @@ class _Solver:
                 seq = None
             if isinstance(seq, tuple):
                 return Outcome(_from_sequence(ix, self.model, seq))
-        opts = {r: _options(ix, self.model, r) for r in ix.reads}
+        opts: dict[int, list[Option]] = {}
+        for i, r in enumerate(ix.reads):
+            if not i & 0xFFFF:
+                self.budget.tick(0)  # the deadline, as the options of the reads are listed
+            opts[r] = _options(ix, self.model, r)
+        self.budget.tick(0)
         fixed = {r: o[0] for r, o in opts.items() if len(o) == 1}
         open_reads = sorted((r for r in ix.reads if len(opts[r]) > 1), key=lambda r: (len(opts[r]), r))
         rf = {r: o[0] for r, o in fixed.items()}

@@ -1,35 +1,12 @@
-"""The budgets of one check that every engine honours the same way: a deadline that the
-building of a Z3 encoding checks as it goes (Z3's own ``timeout`` covers only the
-solving), and the memory Z3 may use.  Running out of either is *unknown*, never a
-verdict and never a traceback."""
+"""The budgets of one check that every engine honours the same way: a deadline
+(:class:`~fisheye.spec.deadline.Deadline`) that the building of a Z3 encoding checks as
+it goes (Z3's own ``timeout`` covers only the solving), and the memory Z3 may use.
+Running out of either is *unknown*, never a verdict and never a traceback."""
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
-
-
-class OutOfTime(Exception):
-    """The deadline passed while an encoding was being built."""
-
-
-@dataclass(frozen=True)
-class Deadline:
-    """``at``: a :func:`time.monotonic` instant, or ``None`` for no deadline."""
-
-    at: float | None = None
-
-    @staticmethod
-    def after(timeout: float | None) -> Deadline:
-        return Deadline(None if timeout is None else time.monotonic() + timeout)
-
-    def left(self) -> float | None:
-        return None if self.at is None else self.at - time.monotonic()
-
-    def check(self) -> None:
-        """Raise :class:`OutOfTime` once the deadline has passed."""
-        if self.at is not None and time.monotonic() > self.at:
-            raise OutOfTime
+from fisheye.spec.deadline import Deadline as Deadline
+from fisheye.spec.deadline import OutOfTime as OutOfTime
 
 
 def out_of_memory(error: BaseException) -> bool:
