@@ -9,6 +9,14 @@ is judged on the medians (``target: ... met`` / ``NOT met``). Run from the repos
 root:
 
     .venv/bin/python bench/bench_startup.py [EXTRA_FILE ...]
+    .venv/bin/python bench/bench_startup.py --explore
+
+``--explore``: the start-up of ``fisheye explore paris-berlin-newyork --graph complete``
+instead, in CPU time (median of five fresh processes): what the interpreter, numpy,
+numba and fisheye's modules cost to import, then the whole command cut after one state
+(the compiled kernel loaded from numba's cache, the system set up), then the whole run
+with its distinct states per CPU second (``--model none`` as ``bench/bench_kernel.py``,
+and with the default model, whose judge checks every complete run); target 100,000.
 
 fisheye's modules are byte-compiled first, as ``scripts/bootstrap.sh`` leaves them after
 installing (otherwise, with ``PYTHONDONTWRITEBYTECODE`` set, every command would compile
@@ -43,24 +51,70 @@ def commands(extra: list[str]) -> list[list[str]]:
     return out
 
 
-def run(command: list[str]) -> tuple[float, float, int]:
-    """Wall seconds, CPU seconds (the child's user + system) and exit status."""
+def run(command: list[str]) -> tuple[float, float, int, str]:
+    """Wall seconds, CPU seconds (the child's user + system), exit status and standard output."""
     start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out = child.stdout.read() if child.stdout is not None else ""
     _, status, usage = os.wait4(child.pid, 0)
-    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
+    return (time.perf_counter() - start, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status),
+            out)
+
+
+EXPLORE = ["explore", "paris-berlin-newyork", "--graph", "complete", "--quiet", "--json"]
+STATES_TARGET = 100_000
+STAGES = """
+import sys, time
+marks = [time.process_time()]  # the interpreter's start, site included
+import numpy
+marks.append(time.process_time())
+import numba
+marks.append(time.process_time())
+import fisheye.checker.cli.explore, fisheye.checker.explore, fisheye.impl.protocol_kernel
+marks.append(time.process_time())
+print(*(b - a for a, b in zip([0.0, *marks], marks)))
+"""
+"""CPU seconds of each import, one after the other, in a fresh process."""
+
+
+def explore_startup() -> None:
+    import json
+
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}  # as the command sets it
+    stages = [[float(x) for x in subprocess.run([sys.executable, "-c", STAGES], capture_output=True,
+                                                text=True, check=True, env=env).stdout.split()]
+              for _ in range(5)]
+    names = ("interpreter", "numpy", "numba", "fisheye's explore modules")
+    for name, cpu in zip(names, zip(*stages, strict=True), strict=True):
+        print(f"  import {name}: CPU {statistics.median(cpu):.3f} s")
+    one = [run([FISHEYE, *EXPLORE, "--model", "none", "--max-states", "1"])[1] for _ in range(5)]
+    print(f"  whole command cut after one state (imports, kernel loaded, system set up): "
+          f"CPU {statistics.median(one):.3f} s")
+    for model in ("none", None):
+        command = [FISHEYE, *EXPLORE] + (["--model", model] if model else [])
+        runs = [run(command) for _ in range(5)]
+        states = json.loads(runs[0][3])["states"]
+        cpu = statistics.median(r[1] for r in runs)
+        rate = states / cpu
+        verdict = "met" if rate >= STATES_TARGET else "NOT met"
+        print(f"  whole run{' --model none' if model else ' (default model)'}: {states:,} states, "
+              f"CPU {cpu:.3f} s, {rate:,.0f} states/CPU s: target {STATES_TARGET:,} {verdict}")
 
 
 def main(argv: list[str]) -> None:
     for folder in ("spec", "impl", "checker", "fisheye_ns"):
         compileall.compile_dir(folder, quiet=1)
     print(f"load average before: {os.getloadavg()}", flush=True)
+    if argv == ["--explore"]:
+        explore_startup()
+        print(f"load average after: {os.getloadavg()}")
+        return
     missed = []
     for command in commands(argv):
         walls, cpus = [], []
         status = None
         for _ in range(REPEAT):
-            wall, cpu, status = run(command)
+            wall, cpu, status, _ = run(command)
             walls.append(wall)
             cpus.append(cpu)
         wall = statistics.median(walls)
