@@ -98,6 +98,19 @@ def test_help_imports_no_command():
     assert not set(HEAVY) & set(seen["loaded"])
 
 
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_command_s_help_loads_nothing_outside_the_standard_library(command):
+    seen = imports_of(command, "--help")
+    assert seen["status"] == 0 and seen["outside"] == []
+    assert f"fisheye.checker.cli.{command}" in seen["commands"]
+
+
+def test_simulate_runs_without_the_explorer_s_engine():
+    """One random run needs the system and its judge, not the explorer's search (numpy)."""
+    seen = imports_of("simulate", "paris-berlin-newyork", "--seed", "1")
+    assert seen["status"] == 0 and seen["outside"] == []
+
+
 def test_top_level_help_lists_each_command_with_the_summary_its_module_registers():
     from fisheye.checker.cli.main import build_parser
 

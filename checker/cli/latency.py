@@ -22,8 +22,6 @@ import time
 from typing import Any
 
 from ..errors import UsageError
-from ..latency import ConfigError, load_config, run_latency
-from ..latency.systems import expected_models
 from ..result import Verdict
 from .outputs import require_writable
 
@@ -65,13 +63,14 @@ class _Progress:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..latency import ConfigError, load_config, resolve_graph, run_latency  # not for --help
+    from ..latency.systems import expected_models
+
     if args.plot:
         require_writable(args.plot, "--plot")
     try:
         cfg = load_config(args.config)
         if args.graph is not None:
-            from ..latency import resolve_graph
-
             resolve_graph(cfg, args.graph)
     except ConfigError as e:
         raise UsageError(str(e) if e.source or args.graph is None else f"--graph: {e}") from None

@@ -9,12 +9,28 @@ core shared with the Spark engine: :mod:`.expand` (``successors``, ``fingerprint
 system to a violating state, on the same core; :func:`random_run` (:mod:`.simulation`),
 one seeded random run."""
 
-from .expand import Context, classify, fingerprint, successors, terminal_record
-from .report import ReportBuilder, exit_status
-from .scenarios import make_context, run
-from .shortest import ShortestRun, shortest_violation, violates_model, violates_property
-from .simulation import random_run
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_WHERE = {"Context": "expand", "classify": "expand", "fingerprint": "expand", "successors": "expand",
+          "terminal_record": "expand", "ReportBuilder": "report", "exit_status": "report",
+          "make_context": "scenarios", "run": "scenarios", "ShortestRun": "shortest",
+          "shortest_violation": "shortest", "violates_model": "shortest", "violates_property": "shortest",
+          "random_run": "simulation"}
+"""Each public name and its module, loaded on first use: ``fisheye simulate`` runs one
+random run without loading the engine (numpy, the visited set, the compiled kernel's
+interface)."""
 
 __all__ = ["Context", "ReportBuilder", "ShortestRun", "classify", "exit_status", "fingerprint",
            "make_context", "random_run", "run", "shortest_violation", "successors", "terminal_record",
            "violates_model", "violates_property"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    globals()[name] = value
+    return value
