@@ -276,9 +276,14 @@ def context(name: str, request: SystemRequest, *, reduction: str = "auto",
     """The exploration context (:class:`fisheye.checker.explore.Context`) of the
     system ``name`` built for ``request`` (:func:`make`), explored as the system asks
     (:class:`fisheye.impl.api.ExploredAs`) or as it is."""
+    return context_of(make(name, request), reduction=reduction, prune_deviations=prune_deviations)
+
+
+def context_of(system: Any, *, reduction: str = "auto", prune_deviations: bool = True) -> Any:
+    """The exploration context of a system object, explored as it asks
+    (:class:`fisheye.impl.api.ExploredAs`) or as it is."""
     from .explore.expand import Context
 
-    system = make(name, request)
     if isinstance(system, ExploredAs):
         view = system.explored_as(reduction, prune_deviations)
         return Context(view.system, reduction=view.reduction, prune_deviations=prune_deviations,

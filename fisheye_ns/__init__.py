@@ -17,7 +17,8 @@ Systems and their schedules (section 4)::
     report.ok, report.violations, report.save("out/")
 
 A protocol of your own is an :class:`Actor` run by an :class:`ActorSystem`
-(docs/your-protocol.md); :mod:`fisheye.testing` turns these into pytest suites.
+(docs/your-protocol.md), which may offer a compiled kernel of itself (a
+:class:`RowKernel`); :mod:`fisheye.testing` turns these into pytest suites.
 
 Importing ``fisheye`` loads none of z3, numba, pyspark or matplotlib: each name is
 imported when first used.  The implementation lives in subpackages the names come from:
@@ -70,23 +71,37 @@ _NAMES: dict[str, str] = {
     "Network": "fisheye.impl.api",
     "Step": "fisheye.impl.api",
     "replay": "fisheye.impl.api",
+    "GlobalState": "fisheye.impl.actors",
+    # a compiled kernel of a system (docs/your-protocol.md, "A compiled kernel for your system")
+    "HasCompiledKernel": "fisheye.impl.kernel_api",
+    "ExplorationKernel": "fisheye.impl.kernel_api",
+    "KernelBatch": "fisheye.impl.kernel_api",
+    "KernelStatus": "fisheye.impl.kernel_api",
+    "RowKernel": "fisheye.impl.row_kernel",
+    "row_width": "fisheye.impl.row_kernel",
+    "row_fingerprint": "fisheye.impl.row_kernel",
+    "persistent_processes": "fisheye.impl.row_kernel",
 }
 
 __all__ = ["Actor", "ActorSystem", "Await", "CheckResult", "CrashStopSystem", "Expectation", "Explanation",
-           "HasOutcomes", "History", "HistoryError", "Model", "Network", "Program", "Property",
-           "PropertyKind", "ProximityGraph", "Read", "Report", "Sends", "Step", "System", "SystemRequest",
+           "ExplorationKernel", "GlobalState", "HasCompiledKernel", "HasOutcomes", "History", "HistoryError",
+           "KernelBatch", "KernelStatus", "Model", "Network", "Program", "Property", "PropertyKind",
+           "ProximityGraph", "Read", "Report", "RowKernel", "Sends", "Step", "System", "SystemRequest",
            "Verdict", "Violation", "Write", "check", "explain", "explore", "load", "parse_graph_option",
-           "parse_program", "register_system", "replay"]
+           "parse_program", "persistent_processes", "register_system", "replay", "row_fingerprint",
+           "row_width"]
 
 if TYPE_CHECKING:
     from fisheye._check import check, load
     from fisheye._explain import Explanation, explain
     from fisheye._explore import Report, Violation, explore, register_system
     from fisheye.checker.result import CheckResult, Verdict
-    from fisheye.impl.actors import Actor, ActorSystem, CrashStopSystem, Sends
+    from fisheye.impl.actors import Actor, ActorSystem, CrashStopSystem, GlobalState, Sends
     from fisheye.impl.api import HasOutcomes, Network, Step, System, SystemRequest, replay
+    from fisheye.impl.kernel_api import ExplorationKernel, HasCompiledKernel, KernelBatch, KernelStatus
     from fisheye.impl.programs import Await, Program, Read, Write, parse_program
     from fisheye.impl.properties import Expectation, Property, PropertyKind
+    from fisheye.impl.row_kernel import RowKernel, persistent_processes, row_fingerprint, row_width
     from fisheye.spec.graph import ProximityGraph, parse_graph_option
     from fisheye.spec.history import History, HistoryError
     from fisheye.spec.models import Model

@@ -129,7 +129,7 @@ def explore(system: System[Any] | str, program: Any = None, *, model: Model | st
             graph: ProximityGraph | str | None = None, network: str = "fifo", spark: str | bool | None = None,
             level: str = "protocol", variant: str | None = None, mutant: str | None = None, crashes: int = 0,
             reduction: str = "auto", max_states: int | None = None, timeout: float | None = None,
-            options: dict[str, Any] | None = None) -> Report:
+            options: dict[str, Any] | None = None, kernel: str = "auto") -> Report:
     """Explore every schedule of a system and check each complete run's history against
     ``model`` (None: no model, the properties only).
 
@@ -143,7 +143,10 @@ def explore(system: System[Any] | str, program: Any = None, *, model: Model | st
     ``--option NAME=VALUE``) go to the system's factory, as ``fisheye explore``'s options
     do.  ``spark``: explore on Spark (True: ``local[*]``; or a master URL).
     ``max_states`` and ``timeout`` cut the search short (the report is then unknown
-    unless it found a violation)."""
+    unless it found a violation).  ``kernel``: ``auto`` (the system's compiled kernel
+    where it offers one, :class:`~fisheye.impl.kernel_api.HasCompiledKernel`),
+    ``compiled`` (insist on it) or ``python`` (the system's Python form); the report's
+    ``kernel`` says which ran."""
     from fisheye.checker.explore.expand import Context
     from fisheye.checker.explore.report import ReportBuilder
     from fisheye.checker.systems import context, parse_options
@@ -171,11 +174,11 @@ def explore(system: System[Any] | str, program: Any = None, *, model: Model | st
 
         ship_to_spark()
         data = spark_explore(ctx, builder, master=None if spark is True else str(spark),
-                             max_states=max_states, timeout=timeout, progress=False)
+                             max_states=max_states, timeout=timeout, progress=False, kernel=kernel)
     else:
         from fisheye.checker.explore.engine import explore as explore_locally
 
-        data = explore_locally(ctx, builder, max_states=max_states, timeout=timeout)
+        data = explore_locally(ctx, builder, max_states=max_states, timeout=timeout, kernel=kernel)
     return Report(data, ctx.system, _command(ctx.system, model_value))
 
 

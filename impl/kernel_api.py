@@ -8,23 +8,35 @@ give, for every state, the successors the reference gives under the same reducti
 the same order (the reference's ``steps`` order: a path of successor indices names the
 same schedule on both), each as the row of the reference's successor; a state with no
 successor is handed back (``NO_STEP``) and the reference classifies it and builds its
-terminal record.  The built-in kernel is :mod:`fisheye.impl.protocol_kernel`.
+terminal record.  The built-in kernel is :mod:`fisheye.impl.protocol_kernel`; a kernel
+of a user's system may build on :class:`fisheye.impl.row_kernel.RowKernel`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-INNER, PRUNED, NO_STEP = 0, 1, 2        # a state's status in a batch
+
+class KernelStatus(IntEnum):
+    """A state's status in a :class:`KernelBatch` (integers: compiled code reads them)."""
+
+    INNER = 0       # expanded: its successors are in the batch
+    PRUNED = 1      # a conditioning read deviated: not expanded
+    NO_STEP = 2     # no successor: the reference classifies it (final, deadlock, ...)
+
+
+INNER, PRUNED, NO_STEP = KernelStatus
 
 
 @dataclass(frozen=True)
 class KernelBatch:
-    """The expansion of k rows: ``status[k]`` (``INNER``, ``PRUNED``: a conditioning
-    read deviated, not expanded; ``NO_STEP``: the reference classifies it),
+    """The expansion of k rows: ``status[k]`` (:class:`KernelStatus`: ``INNER``,
+    ``PRUNED``: a conditioning read deviated, not expanded; ``NO_STEP``: the reference
+    classifies it),
     ``children[m, width]`` the successor rows, ``parent[m]`` the index in the batch of
     each child's state, ``step[m]`` the child's position among its state's reduced
     steps, ``keys[m]`` the children's 64-bit fingerprints (``uint64``).  The last four

@@ -1,79 +1,35 @@
 """The compiled kernel of the protocol level (fisheye.impl.protocol_kernel) against its
-reference, ProtocolSystem under the explorer's stubborn sets: on every reachable state of
-the protocol-level configurations the suite explores, the same kind (inner, pruned, no
-step), the same reduced successors in the same order (each the quotient's canonical form
-of the raw step), rows that decode to the state they encode; on random walks of fig6."""
+reference, ProtocolSystem under the explorer's stubborn sets (assert_kernel_matches): on
+every reachable state of the protocol-level configurations the suite explores, the same
+kind (inner, pruned, no step), the same reduced successors in the same order (each the
+quotient's canonical form of the raw step), rows that decode to the state they encode; on
+random walks of fig6."""
 
 from __future__ import annotations
 
 import os
-import random
 
 import numpy as np
 import pytest
 from small_programs import SEEDS, small_configuration
 
 from fisheye.checker.explore import make_context, run
-from fisheye.checker.explore.expand import INNER, PRUNED, expand
-from fisheye.impl.kernel_api import INNER as K_INNER
-from fisheye.impl.kernel_api import NO_STEP
 from fisheye.impl.programs import parse_program
-from fisheye.impl.protocol_kernel import ProtocolKernel
 from fisheye.spec.graph import ProximityGraph
+from fisheye.testing import assert_kernel_matches
 
 PBN = "paris-berlin-newyork"
 
 
-def agree_at(ctx, kernel: ProtocolKernel, state) -> list:
-    """Assert that the kernel and the reference expand ``state`` alike; return its
-    reduced successors (reference states)."""
-    row = kernel.encode(state)
-    assert kernel.decode(row) == state
-    batch = kernel.expand(row[None, :])
-    e = expand(ctx, state)
-    status = int(batch.status[0])
-    if e.kind != INNER:
-        # pruned states the kernel may leave to the reference (blocked by a condition);
-        # terminal kinds and their records always come from the reference
-        assert status != K_INNER, e.kind
-        assert status == NO_STEP or e.kind == PRUNED, (status, e.kind)
-        return []
-    assert status == K_INNER
-    kids = [ctx.system.apply(state, s) for s in ctx.steps(state)]
-    assert len(kids) == len(batch.children)
-    assert list(batch.step) == list(range(len(kids)))
-    for child, krow in zip(kids, batch.children, strict=True):
-        assert np.array_equal(kernel.encode(child), krow), (state, child, kernel.decode(krow))
-    assert list(batch.keys) == list(kernel.fingerprints(batch.children))
-    return kids
-
-
 def agree_everywhere(ctx) -> int:
     """Compare on every reachable state of the reduced graph; return how many."""
-    kernel = ProtocolKernel(ctx.system, prune=ctx.prune_deviations)
-    s0 = ctx.system.initial()
-    seen = {s0}
-    todo = [s0]
-    while todo:
-        for child in agree_at(ctx, kernel, todo.pop()):
-            if child not in seen:
-                seen.add(child)
-                todo.append(child)
-    return len(seen)
+    return assert_kernel_matches(ctx.system, prune=ctx.prune_deviations)
 
 
-def walks(ctx, kernel: ProtocolKernel, rng: random.Random, runs: int) -> int:
-    """Compare along ``runs`` random runs of the reduced graph; return the steps taken."""
-    steps = 0
-    for _ in range(runs):
-        state = ctx.system.initial()
-        while True:
-            kids = agree_at(ctx, kernel, state)
-            if not kids:
-                break
-            steps += 1
-            state = rng.choice(kids)
-    return steps
+def walks(ctx, seed: int, runs: int) -> int:
+    """Compare along ``runs`` random runs of the reduced graph; return the states compared."""
+    return assert_kernel_matches(ctx.system, prune=ctx.prune_deviations, every_state=False, walks=runs,
+                                 seed=seed)
 
 
 @pytest.mark.parametrize("graph,variant,states", [
@@ -113,13 +69,13 @@ def test_kernel_equals_reference_with_awaits_and_broadcasts():
 def test_kernel_equals_reference_on_fig6_conditioned_and_not(graph, prune):
     ctx = make_context("fig6", graph, prune_deviations=prune)
     assert ctx.system.raw.condition_reads is prune
-    assert walks(ctx, ProtocolKernel(ctx.system, prune=prune), random.Random(11), 40) > 200
+    assert walks(ctx, 11, 40) > 200
 
 
 @pytest.mark.parametrize("graph", ["paper", "complete"])
 def test_kernel_equals_reference_on_random_walks_of_fig6(graph):
     ctx = make_context("fig6", graph)
-    assert walks(ctx, ProtocolKernel(ctx.system, prune=True), random.Random(5), 60) > 500
+    assert walks(ctx, 5, 60) > 500
 
 
 # ---- the whole search: the compiled path's report is the reference's -------------------------

@@ -56,6 +56,7 @@ def test_the_blocks_run_in_order(tmp_path, monkeypatch, capsys):
     assert "The history violates cc." in capsys.readouterr().out
     assert [p.name for p in (tmp_path / "found").iterdir()] == ["causal--cc--1.json"]   # as the guide says
     sys.modules.pop("lww", None)
+    sys.modules.pop("lww_kernel", None)
 
 
 @pytest.mark.parametrize("name", ["Actor", "ActorSystem", "SystemRequest", "Property", "parse_program",

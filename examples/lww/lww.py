@@ -15,6 +15,9 @@ Run it through the tools without touching fisheye::
     fisheye explore dekker --system lww:make --model sc
     fisheye explore causal --system lww:make --model cc
 
+The system offers a compiled kernel of itself (``lww_kernel.py``), which the explorer
+runs unless told ``--kernel python``; this module stays the reference.
+
 Properties: every complete history checked against the model (``--model``); the
 protocol's own ``convergence`` (always: at the end of a complete run every replica
 holds the same value for every register) and ``stale read`` (sometimes: in some
@@ -31,6 +34,8 @@ from fisheye import (
     Actor,
     ActorSystem,
     Expectation,
+    ExplorationKernel,
+    Network,
     Property,
     PropertyKind,
     ProximityGraph,
@@ -48,6 +53,10 @@ SCENARIOS: dict[str, dict[str, tuple[tuple[Any, ...], ...]]] = {
                "r": (("r", "Y"), ("r", "X"))},
     "race": {"p": (("w", "X", 1), ("r", "X")),
              "q": (("w", "X", 2), ("r", "X"))},
+    "crossed": {"p": (("w", "X", 1), ("w", "Y", 1)),
+                "q": (("w", "Y", 2), ("w", "X", 2)),
+                "r": (("r", "X"), ("r", "Y")),
+                "s": (("r", "Y"), ("r", "X"))},
 }
 
 
@@ -113,6 +122,19 @@ class LastWriterWins(Actor[Replica]):
         return msg                    # (UPDATE, X, v, clock): unique within a channel
 
 
+class LwwSystem(ActorSystem[Replica]):
+    """The store's system: an :class:`ActorSystem` that offers the explorer its compiled
+    kernel (``lww_kernel.py``, numba) for FIFO channels, with the process-level
+    reduction or none; ``--kernel python`` (or another configuration) runs the actor."""
+
+    def compiled_kernel(self, *, reduction: str, prune: bool) -> ExplorationKernel | None:
+        if self.network is not Network.FIFO or reduction not in ("process", "none"):
+            return None
+        from lww_kernel import LwwKernel  # numba is imported when a kernel is asked for
+
+        return LwwKernel(self, reduce=reduction == "process")
+
+
 def convergence(system: ActorSystem[Replica]) -> Property:
     def check(state: Any, complete: bool) -> str | None:
         if not complete:
@@ -141,7 +163,7 @@ def stale_read(programs: dict[str, tuple[tuple[Any, ...], ...]]) -> Property:
                     description="some complete run has a read returning the initial value")
 
 
-def make(request: SystemRequest) -> ActorSystem[Replica]:
+def make(request: SystemRequest) -> LwwSystem:
     """The system factory (``fisheye explore SCENARIO --system lww:make``)."""
     if request.variant is not None or request.mutant is not None or request.crashes or request.options:
         raise ValueError("lww takes no variant, mutant, crashes or options")
@@ -159,8 +181,7 @@ def make(request: SystemRequest) -> ActorSystem[Replica]:
         graph = parse_graph_option(g, processes)
     else:
         graph = g
-    system: ActorSystem[Replica] = ActorSystem(LastWriterWins(programs), processes, graph=graph,
-                                               name=request.system or "lww", network=request.network,
-                                               scenario=name)
+    system = LwwSystem(LastWriterWins(programs), processes, graph=graph, name=request.system or "lww",
+                       network=request.network, scenario=name)
     system.add_properties(convergence(system), stale_read(programs))
     return system

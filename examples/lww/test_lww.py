@@ -8,10 +8,13 @@ would write one for their own: it imports only ``fisheye`` and ``fisheye.testing
 * ``SystemMachine``: Hypothesis drives the protocol one step at a time and checks its
   properties along the run;
 * the counts are pinned like Stateright's: a change in them is a change in the
-  protocol, the network or the explorer, to be understood before they are updated."""
+  protocol, the network or the explorer, to be understood before they are updated;
+* the compiled kernel (``lww_kernel.py``) is the actor's transition system: state by
+  state (``assert_kernel_matches``) and report by report."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -21,7 +24,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from lww import SCENARIOS, make
 
 import fisheye
-from fisheye.testing import SystemMachine, VerificationFailure, assert_explores_clean
+from fisheye.testing import SystemMachine, VerificationFailure, assert_explores_clean, assert_kernel_matches
 
 NAME = "lww:make"
 """The system's name: the factory ``make`` of the module ``lww`` (this directory)."""
@@ -29,6 +32,10 @@ NAME = "lww:make"
 
 def explore(scenario: str, model: str, **options) -> fisheye.Report:
     return fisheye.explore(NAME, scenario, model=model, **options)
+
+
+def system(scenario: str, **request) -> fisheye.System:
+    return make(fisheye.SystemRequest(scenario, system=NAME, **request))
 
 
 def test_the_factory_keeps_the_contract():
@@ -141,3 +148,63 @@ def test_random_runs_find_the_stale_reads_of_dekker():
         run_state_machine_as_test(LwwRuns, settings=settings(max_examples=100, stateful_step_count=10,
                                                              deadline=None, database=None, derandomize=True))
     assert "a case ending in" in str(failed.value) and "Replay: fisheye explain" in str(failed.value)
+
+
+# ---- the compiled kernel against the actor, its reference -----------------------------------
+
+# what depends on time, memory or the path taken, not on what was explored
+VOLATILE = {"seconds", "states_per_second", "cpu_seconds", "peak_memory_bytes", "kernel"}
+
+
+@pytest.mark.parametrize("scenario,reduced,unreduced", [("dekker", 38, 54), ("causal", 220, 247),
+                                                         ("race", 35, 49)])
+def test_the_kernel_is_the_actor_on_every_reachable_state(scenario, reduced, unreduced):
+    """Same successors, in the same order, same terminal states, with the explorer's
+    process-level reduction and without."""
+    assert assert_kernel_matches(system(scenario)) == reduced
+    assert assert_kernel_matches(system(scenario), reduction="none") == unreduced
+
+
+def test_the_kernel_is_the_actor_along_random_runs_of_crossed():
+    """crossed has 206,078 states: compared along random runs."""
+    assert assert_kernel_matches(system("crossed"), every_state=False, walks=150, seed=3) > 150 * 20
+
+
+@pytest.mark.parametrize("scenario,model,options", [
+    ("dekker", "sc", {}), ("causal", "cc", {}), ("race", "sc", {}), ("causal", "cc", {"reduction": "none"}),
+    ("causal", "cc", {"max_states": 100}), ("crossed", "sc", {"max_states": 3000}),
+])
+def test_the_compiled_and_python_searches_report_alike(scenario, model, options):
+    """Whole reports: states, runs, histories, properties, violations and their schedules."""
+    compiled = explore(scenario, model, kernel="compiled", **options)
+    python = explore(scenario, model, kernel="python", **options)
+    assert (compiled["kernel"], python["kernel"]) == ("compiled", "python")
+    assert {k: v for k, v in compiled.data.items() if k not in VOLATILE} == \
+        {k: v for k, v in python.data.items() if k not in VOLATILE}
+    assert compiled["complete"] is ("max_states" not in options)
+
+
+def test_crossed_is_causally_consistent_and_explored_at_compiled_speed():
+    rep = assert_explores_clean(NAME, "crossed", model="cc")
+    assert (rep["states"], rep["terminal_states"], rep["histories"]) == (206078, 552, 64)
+    assert rep["kernel"] == "compiled"
+    assert rep.properties["stale read"] == "held" and rep.properties["convergence"] == "held"
+
+
+def test_the_kernel_runs_where_it_applies_and_the_actor_elsewhere():
+    assert explore("dekker", "sc")["kernel"] == "compiled"
+    assert explore("dekker", "sc", network="unordered")["kernel"] == "python"
+    with pytest.raises(ValueError, match="no compiled kernel"):
+        explore("dekker", "sc", network="unordered", kernel="compiled")
+
+
+def test_the_command_line_says_which_path_ran():
+    def run(*extra):
+        done = subprocess.run([sys.executable, "-m", "fisheye.checker.cli", "explore", "causal", "--system",
+                               NAME, "--model", "cc", "--quiet", *extra], capture_output=True, text=True)
+        assert done.returncode == 1, done.stderr
+        return re.sub(r" in [0-9.]+ s", "", done.stdout).splitlines()   # the time taken aside
+
+    compiled, python = run(), run("--kernel", "python")
+    assert compiled[0].endswith("; compiled kernel") and python[0].endswith("; python kernel")
+    assert compiled[1:] == python[1:] and "  1 distinct violation:" in compiled

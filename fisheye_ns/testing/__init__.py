@@ -9,6 +9,8 @@ Tests import it; product code never does (it imports ``hypothesis``, an extra of
 * :func:`assert_consistent` and :func:`assert_explores_clean`: a failed check raises
   :class:`VerificationFailure` (an ``AssertionError``) whose message is the explanation
   ``fisheye explain`` prints and the command that replays it;
+* :func:`assert_kernel_matches`: a system's compiled kernel against its Python form,
+  state by state;
 * :mod:`fisheye.testing.strategies`: histories, graphs, programs, schedules;
 * :class:`SystemMachine`: a Hypothesis ``RuleBasedStateMachine`` that takes one enabled
   step of a system per rule and checks its properties along the run;
@@ -25,12 +27,15 @@ from .failure import VerificationFailure
 
 if TYPE_CHECKING:
     from .assertions import assert_consistent, assert_explores_clean
+    from .kernels import assert_kernel_matches
     from .stateful import SystemMachine
 
-__all__ = ["SystemMachine", "VerificationFailure", "assert_consistent", "assert_explores_clean", "strategies"]
+__all__ = ["SystemMachine", "VerificationFailure", "assert_consistent", "assert_explores_clean",
+           "assert_kernel_matches", "strategies"]
 
 _NAMES = {"assert_consistent": "fisheye.testing.assertions",
           "assert_explores_clean": "fisheye.testing.assertions",
+          "assert_kernel_matches": "fisheye.testing.kernels",
           "SystemMachine": "fisheye.testing.stateful"}
 
 
