@@ -4,11 +4,17 @@ repeated values (where the read-from map is unknown and legality is by value).
 A state is how far each process has got plus the current value of every register.
 Reduction (sound and complete): a read that is legal in a state is executed at once, as
 it changes no value and only advances its process (any serialisation from that state
-can move it first).  Then one branches on the next write of each process, except a
-write that would overwrite, for good, a value some read has still to return (no write
-of that value is left).  States
-already explored are memoised, so the search is bounded by the number of distinct
-(progress, memory) pairs; the budget is charged one node per 25 states.
+can move it first).  So is a write whose value no read returns, when no read still
+has to return its register's current value: in any serialisation from that state, no
+read between here and the write's place reads its register (none returns the current
+value, and one returning a later write's value comes after that write), so the write
+moves first, its process's earlier operations being already placed.  Then one branches
+on the next write of each process, except a write that would overwrite, for good, a
+value some read has still to return (no write of that value is left); the writes whose
+readers are nearest (fewest operations of their processes before them) are tried first,
+as they hold their register's value for the shortest time.  States already explored are
+memoised, so the search is bounded by the number of distinct (progress, memory) pairs;
+the budget is charged one node per 25 states.
 
 With a unique read-from map (distinct values), the saturated order of
 :mod:`.direct_sc` holds in every legal serialisation, so an operation waits for its
@@ -55,25 +61,41 @@ def solve_sc_states(ix: Index, budget: Budget, order: DOrder | None = None) -> t
     for u in range(ix.n):
         d = wpending if is_write[u] else pending
         d[(reg[u], vkey[u])] = d.get((reg[u], vkey[u]), 0) + 1
+    readers: dict[tuple[int, Any], list[int]] = {}  # reads per (register, value)
+    for u in range(ix.n):
+        if not is_write[u]:
+            readers.setdefault((reg[u], vkey[u]), []).append(u)
+    proc_of, idx = ix.proc_of, ix.idx
     count = 0
 
-    def close_reads(front: list[int], mem: tuple[Any, ...], path: list[int]) -> None:
+    def close_forced(front: list[int], mem: list[Any], path: list[int]) -> None:
+        """Run the reads that are legal and the writes no read returns whose register's
+        value no read still needs (module docstring), as long as there are some."""
         moved = True
         while moved:
             moved = False
             for k in range(P):
                 while front[k] < length[k]:
                     u = base[k] + front[k]
-                    if is_write[u] or mem[reg[u]] != vkey[u] or not ready(front, u):
+                    x, v = reg[u], vkey[u]
+                    if is_write[u]:
+                        if (x, v) in readers or pending.get((x, mem[x]), 0) or not ready(front, u):
+                            break
+                        wpending[(x, v)] -= 1
+                        mem[x] = v
+                    elif mem[x] != v or not ready(front, u):
                         break
+                    else:
+                        pending[(x, v)] -= 1
                     path.append(u)
-                    pending[(reg[u], vkey[u])] -= 1
                     front[k] += 1
                     moved = True
 
     front0 = [0] * P
     path: list[int] = []
-    close_reads(front0, mem0, path)
+    memory = list(mem0)
+    close_forced(front0, memory, path)
+    mem0 = tuple(memory)
     def order(front: tuple[int, ...], mem: tuple[Any, ...]) -> tuple[int, ...]:
         """Processes whose next operation is a write; first those whose write supplies
         a value some blocked read waits for (a heuristic: any order is complete)."""
@@ -92,9 +114,11 @@ def solve_sc_states(ix: Index, budget: Budget, order: DOrder | None = None) -> t
             u = base[k] + front[k]
             if due is not None:
                 return due[u], (reg[u], vkey[u]) not in need, k
-            # overwriting a value that reads still wait for is risky; supplying one helps
+            # overwriting a value that reads still wait for is risky; a value whose readers
+            # are near holds the register for a short time
             unsafe = pending.get((reg[u], mem[reg[u]]), 0) > 0
-            return unsafe, (reg[u], vkey[u]) not in need
+            near = max((idx[r] - front[proc_of[r]] for r in readers.get((reg[u], vkey[u]), ())), default=0)
+            return unsafe, near
 
         writers.sort(key=rank)
         return tuple(writers)
@@ -122,9 +146,11 @@ def solve_sc_states(ix: Index, budget: Budget, order: DOrder | None = None) -> t
         wpending[(reg[u], vkey[u])] -= 1
         nf = list(front)
         nf[k] += 1
-        nm = mem[:reg[u]] + (vkey[u],) + mem[reg[u] + 1:]
+        memory = list(mem)
+        memory[reg[u]] = vkey[u]
         path.append(u)
-        close_reads(nf, nm, path)
+        close_forced(nf, memory, path)
+        nm = tuple(memory)
         key = (tuple(nf), nm)
         if key in seen:
             continue
