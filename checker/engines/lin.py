@@ -31,6 +31,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from itertools import accumulate, repeat
 
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History, Op, format_value, value_key
@@ -169,32 +170,28 @@ def _merge(history: History, chains: Sequence[Sequence[int]]) -> list[int] | Non
     """One sequence containing each chain in order and respecting process order and
     real time among the chosen operations, or None when there is none.
 
-    The chains are merged by invocation (ties: uid), each kept in its order.  That
-    respects real time: if ``a`` completed before ``b`` was invoked, every operation
-    before ``a`` in its chain was invoked before ``a`` completed (a linearization
-    respects real time), so before ``b`` was: all come out before ``b``.  Process order
-    follows from real time except between operations of a process that share a time
-    stamp; when such a tie breaks it, Kahn's algorithm over the chain heads decides
-    (:func:`_merge_by_heads`)."""
+    Each operation is keyed by the latest invocation up to it in its chain, and the
+    operations are sorted by key, each chain kept in its order (its keys do not
+    decrease).  That respects real time: if ``a`` completed before ``b`` was invoked,
+    every operation up to ``a`` in its chain was invoked before ``a`` completed (a
+    linearization respects real time), so ``a``'s key is below ``b``'s invocation, at
+    most ``b``'s key.  Process order follows from real time except between operations
+    of a process that share a time stamp; when such a tie breaks it, Kahn's algorithm
+    over the chain heads decides (:func:`_merge_by_heads`)."""
     ops = history.ops
-    heads = [((ops[chain[0]].invoke, chain[0]), c, 0) for c, chain in enumerate(chains) if chain]
-    heapq.heapify(heads)
-    out: list[int] = []
-    while heads:
-        (_, u), c, k = heapq.heappop(heads)
-        out.append(u)
-        if k + 1 < len(chains[c]):
-            v = chains[c][k + 1]
-            heapq.heappush(heads, ((ops[v].invoke, v), c, k + 1))
+    keyed: list[tuple[float, int, int, int]] = []
+    for c, chain in enumerate(chains):
+        latest = accumulate([ops[u].invoke for u in chain], max)  # type: ignore[type-var]
+        keyed += zip(latest, repeat(c), range(len(chain)), chain, strict=False)
+    keyed.sort()
+    out = [u for *_, u in keyed]
     placed = {u: i for i, u in enumerate(out)}
-    for lane in history.by_process.values():
-        last = -1
-        for op in lane:
-            at = placed.get(op.uid)
-            if at is not None:
-                if at < last:
-                    return _merge_by_heads(history, chains)
-                last = at
+    last: dict[str, int] = {}
+    for u in sorted(out):  # uids follow process order
+        p = ops[u].process
+        if placed[u] < last.get(p, -1):
+            return _merge_by_heads(history, chains)
+        last[p] = placed[u]
     return out
 
 

@@ -55,6 +55,8 @@ def droppable_unread_maybes(history: History, uids: Iterable[int]) -> set[int]:
     process order only lose constraints."""
     ops = history.ops
     chosen = list(uids)
+    if not any(ops[u].maybe for u in chosen):
+        return set()
     relevant: set[tuple[str, tuple]] = set()
     for u in chosen:
         op = ops[u]
