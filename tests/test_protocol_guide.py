@@ -1,6 +1,7 @@
 """docs/your-protocol.md is written on the public names only: every Python block imports
 nothing of fisheye but ``fisheye`` and ``fisheye.testing``, and the blocks run, in order,
-as one module next to examples/lww/lww.py (the guide's protocol)."""
+as one module next to examples/lww/lww.py (the guide's protocol) and lww_kernel.py (its
+compiled kernel)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "your-protocol.md"
 LWW = ROOT / "examples" / "lww"
-ALLOWED = {"fisheye", "fisheye.testing", "lww", "typing", "__future__"}
+ALLOWED = {"fisheye", "fisheye.testing", "lww", "lww_kernel", "typing", "__future__"}
 
 
 def blocks() -> list[str]:
@@ -60,7 +61,9 @@ def test_the_blocks_run_in_order(tmp_path, monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("name", ["Actor", "ActorSystem", "SystemRequest", "Property", "parse_program",
-                                  "HasOutcomes", "System", "Program", "Read", "Write", "Await"])
+                                  "HasOutcomes", "System", "Program", "Read", "Write", "Await",
+                                  "ExplorationKernel", "KernelBatch", "KernelStatus", "RowKernel",
+                                  "persistent_processes", "row_fingerprint", "row_width", "Network"])
 def test_the_names_the_guide_uses_are_public(name):
     import fisheye
 

@@ -27,7 +27,8 @@ def select_kernel(ctx: Any, choice: str = "auto", *, exact: bool = False) -> Exp
     if kernel is None and choice == "compiled":
         why = "exact states are kept by the Python path" if exact else \
             "this system has no compiled kernel for this configuration (the built-in one covers the " \
-            "protocol level with FIFO channels and stubborn sets)"
+            "protocol level with FIFO channels and stubborn sets; a system's own, what it offers: " \
+            "docs/your-protocol.md, section 8)"
         raise ValueError(f"--kernel compiled: {why}")
     return kernel
 
