@@ -268,7 +268,8 @@ class DeadClockSystem:
                 ch[idx] = tuple(w for w in c if w[0] != CATCH_UP)
         if newp is None and ch is None:
             return state
-        return type(state)(procs if newp is None else tuple(newp), chans if ch is None else tuple(ch))
+        return state._replace(procs=procs if newp is None else tuple(newp),
+                              channels=chans if ch is None else tuple(ch))
 
     # ---- the step API --------------------------------------------------------------------
     def initial(self) -> Any:

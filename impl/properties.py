@@ -133,11 +133,12 @@ def model_property(model: str) -> Property:
 
 def broadcast_properties(system: Any) -> tuple[Property, ...]:
     """The section 4.1 properties of the G-fisheye (SC,CC)-broadcast, always, each
-    judged on the run's delivery logs (:func:`fisheye.spec.broadcast.check`)."""
+    judged by the system's ``broadcast_violations`` (on the run's delivery logs,
+    :func:`fisheye.spec.broadcast.check`, or by online monitors,
+    :mod:`fisheye.impl.broadcast_monitor`)."""
     def prop(name: str) -> Property:
         def check(state: Any, complete: bool) -> str | None:
-            found = bspec.check(system.delivery_logs(state), system.graph, complete=complete,
-                                properties=(name,))
+            found = [v for v in system.broadcast_violations(state, complete=complete) if v.prop == name]
             return str(found[0]) if found else None
         return Property(name, Expectation.ALWAYS, PropertyKind.BROADCAST, check)
     return tuple(prop(name) for name in bspec.PROPERTIES)

@@ -19,6 +19,8 @@ class ProtocolCodec:
     header 0 alone.  What is not stored is known statically: a message's payload is the
     ``seq``-th write of its sender's program (Algorithm 2, line 2), a TOCOBC's sender is
     its channel's source, register values are indices into the program's value table.
+    With a broadcast monitor (``monitor``, :class:`fisheye.impl.broadcast_monitor.MonitorSpec`)
+    the logs are empty and one last segment holds the monitor's state.
 
     Equal states give equal bytes and ``decode(encode(s)) == s``.  Segments repeat
     across states, so both directions are memoised per segment (bounded caches that are
@@ -27,13 +29,14 @@ class ProtocolCodec:
 
     CACHE = 1 << 18
 
-    def __init__(self, raw: Any):
+    def __init__(self, raw: Any, monitor: Any = None):
         from fisheye.impl.programs import Write
-        from fisheye.impl.protocol_state import GlobalState, ProcState
+        from fisheye.impl.protocol_state import GlobalState, MonitoredState, ProcState
         from fisheye.impl.registers import RegState
         from fisheye.impl.toco import Msg, TocoState
 
         self._types = (GlobalState, ProcState, TocoState, RegState, Msg)
+        self._monitored = MonitoredState
         self.n = n = len(raw.processes)
         ops = raw.program.ops
         self.payloads = tuple(tuple((op.register, op.value) for op in o if isinstance(op, Write))
@@ -52,6 +55,7 @@ class ProtocolCodec:
         self.values = tuple(table)
         self.vidx = {v: k for k, v in enumerate(table)}
         self.R = len(raw.registers)
+        self.monitor = monitor
         self._reset()
 
     def _reset(self) -> None:
@@ -61,10 +65,11 @@ class ProtocolCodec:
         self._cenc: dict[int, tuple[Any, bytes]] = {}
         self._pdec: dict[bytes, Any] = {}
         self._cdec: list[dict[bytes, Any]] = [{} for _ in range(self.n)]
+        self._menc: list[Any] = [None, b""]     # the last monitor state encoded, and its segment
 
     def __getstate__(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k not in ("_penc", "_cenc", "_pdec", "_cdec", "_ref",
-                                                          "_parts")}
+                                                          "_parts", "_menc")}
         return d
 
     def __setstate__(self, d: dict[str, Any]) -> None:
@@ -162,13 +167,25 @@ class ProtocolCodec:
         ref = self._ref
         if ref is None:
             proc, chan = self._proc, self._chan
-            return b"".join([*map(proc, procs), *map(chan, chans)])
-        rp, rc, segs = ref
-        proc, chan = self._proc, self._chan
-        n = self.n
-        out = [segs[k] if ps is rp[k] else proc(ps) for k, ps in enumerate(procs)]
-        out += [segs[n + k] if c is rc[k] else chan(c) for k, c in enumerate(chans)]
+            out = [*map(proc, procs), *map(chan, chans)]
+        else:
+            rp, rc, segs = ref
+            proc, chan = self._proc, self._chan
+            n = self.n
+            out = [segs[k] if ps is rp[k] else proc(ps) for k, ps in enumerate(procs)]
+            out += [segs[n + k] if c is rc[k] else chan(c) for k, c in enumerate(chans)]
+        if self.monitor is not None:
+            out.append(self._mon(state.monitor))
         return b"".join(out)
+
+    def _mon(self, st: Any) -> bytes:
+        last = self._menc
+        if last[0] is not st:
+            flat = st.flat()
+            if max(flat, default=0) >= 1 << 32:
+                raise ValueError("a broadcast monitor over more than 32 messages has no compact encoding")
+            last[0], last[1] = st, self._segment(list(flat))
+        return last[1]
 
     # ---- decode ----------------------------------------------------------------------------
     @staticmethod
@@ -250,11 +267,15 @@ class ProtocolCodec:
                     cd.clear()
                 c = cd[seg] = self._dec_chan(idx // n, seg)
             chans.append(c)
+        monitor = None
+        if self.monitor is not None:
+            seg, pos = _segment(data, pos)
+            monitor = self.monitor.unflat(tuple(self._ints(seg)))
         if pos != len(data):
             raise ValueError("trailing bytes in a state encoding")
         tp, tc = tuple(procs), tuple(chans)
         self._ref = (tp, tc, segs)
-        return self._types[0](tp, tc)
+        return self._types[0](tp, tc) if monitor is None else self._monitored(tp, tc, monitor)
 
 
 def _segment(data: bytes, pos: int) -> tuple[bytes, int]:

@@ -5,12 +5,17 @@ sets) as compiled functions over whole batches of states: a second implementatio
 A state is one row of ``int16`` (:class:`ProtocolLayout`): per process p_i,
 ``causal_i[n]``, ``total_i[n]``, ``sent``, Algorithm 2's ``pc``, ``waiting``, copies and
 read results (indices into the value table), one flag per message "in ``pending_i``",
-and the delivery log (``2*g + kind`` per event, message ``g``); then, per message ``g``
+and the delivery log (``2*g + kind`` per event, message ``g``; with broadcast monitors,
+no log: the log's length slot holds D[p], the messages p delivered, as a bit mask); then,
+per message ``g``
 (``g`` numbers the writes of p_0, then p_1, ...: the ``seq``-th write of p_j is message
 ``offset[j] + seq``), its timestamp ``<caus[.], tot>`` (line 3) while a copy of it is in
 some ``pending`` or channel, zeros otherwise; then the channels, as a length and the
 protocol messages in FIFO order (``2*seq`` for ``TOCOBC``, ``2*date + 1`` for
-``CATCH_UP``).  The row is canonical: two states are equal iff their rows are.
+``CATCH_UP``); with broadcast monitors, last, the rest of the monitor's state
+(:class:`fisheye.impl.broadcast_monitor.MonitorState`: B, past[M], before[M], violated;
+bit masks, so at most :data:`MONITOR_MESSAGES` messages).  The row is canonical: two
+states are equal iff their rows are.
 
 :func:`expand_batch` does per state what the explorer does with the reference
 (:func:`fisheye.checker.explore.expand.expand`): the pruning test (a conditioning read
@@ -44,7 +49,8 @@ NO_EXPECT, UNKNOWN_VALUE = -1, -2       # a read's expected value: none, or one 
 
 # indices into the integer table ``cfg`` handed to the compiled functions
 (C_N, C_M, C_P, C_MT0, C_CH0, C_CAP, C_WIDTH, C_R, C_RES, C_LOG, C_CORRECTED, C_CATCH_UP, C_T1, C_T2,
- C_COND, C_PRUNE, C_LEN) = range(17)
+ C_COND, C_PRUNE, C_MON, C_LEN) = range(18)
+MONITOR_MESSAGES = 15       # a monitor's bit masks fit an int16 slot without its sign bit
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,7 @@ class ProtocolLayout:
     results: int            # read results slots per process
     log: int                # log slots per process
     capacity: int           # messages a channel can hold
+    monitors: bool = False  # broadcast monitors instead of logs (then ``log`` is 0)
 
     @property
     def total(self) -> int:
@@ -107,9 +114,14 @@ class ProtocolLayout:
         return self.table + self.messages * (self.n + 1)
 
     @property
+    def monitor(self) -> int:
+        """The monitor's global part: B, past[M], before[M], violated (monitors only)."""
+        return self.channels + self.n * self.n * (1 + self.capacity)
+
+    @property
     def width(self) -> int:
         """Whole 64-bit words (zero padding at the end): the fingerprint reads words."""
-        used = self.channels + self.n * self.n * (1 + self.capacity)
+        used = self.monitor + (2 * self.messages + 2 if self.monitors else 0)
         return -(-used // 4) * 4
 
 
@@ -134,8 +146,17 @@ class ProtocolKernel:
         off = [sum(W[:j]) for j in range(n)]
         M = sum(W)
         nonw = [sum(not isinstance(op, Write) for op in o) for o in ops]
-        lay = self.layout = ProtocolLayout(n, len(raw.registers), M, max(nonw, default=0),
-                                           max((W[i] + M for i in range(n)), default=0), max(M, 1))
+        spec = self.monitor = system.monitor
+        if spec is not None and M > MONITOR_MESSAGES:
+            raise ValueError(f"the compiled kernel's broadcast monitors hold {MONITOR_MESSAGES} messages "
+                             f"at most (this program broadcasts {M})")
+        logs = 0 if spec is not None else max((W[i] + M for i in range(n)), default=0)
+        lay = self.layout = ProtocolLayout(n, len(raw.registers), M, max(nonw, default=0), logs, max(M, 1),
+                                           spec is not None)
+        # the monitor's static masks: per message, the messages of its sender's
+        # G-neighbours; then per process, its own messages
+        self.monitor_masks = np.array([*spec.neighbours, *spec.own] if spec is not None else [0],
+                                      dtype=np.int64)
         self.width = lay.width
         self._off, self._W = off, W
         ri = raw._reg_index
@@ -217,15 +238,17 @@ class ProtocolKernel:
         cfg[C_T2] = 0 if raw.mutant is Mutant.NO_T2 else 1
         cfg[C_COND] = 1 if raw.condition_reads else 0
         cfg[C_PRUNE] = 1 if prune else 0
+        cfg[C_MON] = lay.monitor if spec is not None else -1
         self.cfg = cfg
         self._tables = (cfg, self.msg_sender, self.msg_reg, self.msg_val, self.off, self.W, self.nops,
                         self.op_kind, self.op_reg, self.op_val, self.op_waits, self.op_slot,
                         self.read_regs_from, self.cond_pc, self.cond_reg, self.cond_val, self.last_w,
-                        self.nbmask, self.dead, self.opposite, *self._memo_tables(n))
-        from fisheye.impl.protocol_state import GlobalState, ProcState
+                        self.nbmask, self.dead, self.opposite, self.monitor_masks, *self._memo_tables(n))
+        from fisheye.impl.protocol_state import GlobalState, MonitoredState, ProcState
         from fisheye.impl.registers import RegState
 
         self._types = (GlobalState, ProcState, RegState)
+        self._monitored = MonitoredState
         self._out: tuple[np.ndarray, ...] | None = None
         self._vkey = {}
         for k, v in enumerate(self.values):
@@ -265,6 +288,9 @@ class ProtocolKernel:
                 g = off[m.sender] + m.seq
                 row[b + lay.pending + g] = 1
                 self._put_msg(row, g, m)
+            if self.monitor is not None:
+                row[b + lay.nlog] = state.monitor.delivered[i]
+                continue
             row[b + lay.nlog] = len(ps.log)
             for k, (kind, s, q) in enumerate(ps.log):
                 row[b + lay.log0 + k] = 2 * (off[s] + q) + kind
@@ -278,6 +304,10 @@ class ProtocolKernel:
                     self._put_msg(row, off[src] + body.seq, body)
                 else:
                     row[base + 1 + k] = 2 * body + 1
+        if self.monitor is not None:
+            st = state.monitor
+            row[lay.monitor:lay.monitor + 2 * lay.messages + 2] = (st.broadcast, *st.past, *st.before,
+                                                                  st.violated)
         return row
 
     def _put_msg(self, row: np.ndarray, g: int, m: Msg) -> None:
@@ -308,8 +338,11 @@ class ProtocolKernel:
             reg = RegState(pc, r[b + lay.waiting] == 1,
                            tuple(values[r[b + lay.copies + k]] for k in range(lay.registers)),
                            tuple(values[r[b + lay.result0 + k]] for k in range(nres)))
-            log = tuple((e & 1, int(self.msg_sender[e >> 1]), int(self.msg_seq[e >> 1]))
-                        for e in r[b + lay.log0:b + lay.log0 + r[b + lay.nlog]])
+            if self.monitor is not None:
+                log: tuple[tuple[int, int, int], ...] = ()
+            else:
+                log = tuple((e & 1, int(self.msg_sender[e >> 1]), int(self.msg_seq[e >> 1]))
+                            for e in r[b + lay.log0:b + lay.log0 + r[b + lay.nlog]])
             procs.append(ProcState(toco, reg, log))
         chans = []
         for idx in range(n * n):
@@ -322,7 +355,12 @@ class ProtocolKernel:
                 else:
                     c.append((TOCOBC, msg(self._off[src] + (e >> 1))))
             chans.append(tuple(c))
-        return GlobalState(tuple(procs), tuple(chans))
+        if self.monitor is None:
+            return GlobalState(tuple(procs), tuple(chans))
+        M, mb = lay.messages, lay.monitor
+        delivered = (r[i * lay.block + lay.nlog] for i in range(n))
+        monitor = self.monitor.unflat((*delivered, *r[mb:mb + 2 * M + 2]))
+        return self._monitored(tuple(procs), tuple(chans), monitor)
 
     # ---- the compiled functions --------------------------------------------------------------
     def expand(self, states: np.ndarray) -> KernelBatch:
@@ -478,16 +516,53 @@ def _push(s, c, e, cfg):
 
 
 @njit(cache=True, inline="always")
-def _log(s, b, e, cfg):
+def _log(s, i, b, e, cfg, monitor_masks):
+    """p_i's event ``e`` (``2*g + kind``): appended to its log, or folded into the
+    broadcast monitor (:class:`fisheye.impl.broadcast_monitor.MonitorSpec`, ``on_broadcast``
+    and ``on_deliver``; the reference)."""
     n = cfg[C_N]
     nl = b + 2 * n + 3 + cfg[C_R] + cfg[C_RES] + cfg[C_M]
-    s[nl + 1 + s[nl]] = e
-    s[nl] += 1
+    mon = cfg[C_MON]
+    if mon < 0:
+        s[nl + 1 + s[nl]] = e
+        s[nl] += 1
+        return
+    M = cfg[C_M]
+    g = e >> 1
+    d = np.int64(s[nl])
+    bc = np.int64(s[mon])
+    if (e & 1) == 0:                                        # broadcast: past(g)
+        own = monitor_masks[M + i]
+        base = (bc & own) | (d & ~own)
+        past = base
+        for a in range(M):
+            if (base >> a) & 1:
+                past |= s[mon + 1 + a]
+        s[mon] = bc | (1 << g)
+        s[mon + 1 + g] = past
+        return
+    viol = np.int64(s[mon + 1 + 2 * M])
+    if not (bc >> g) & 1:
+        viol |= 1                                           # validity
+    else:
+        bg = np.int64(s[mon + 1 + M + g])
+        new = monitor_masks[g] & ~d & ~bg
+        if new:
+            s[mon + 1 + M + g] = bg | new
+            for x in range(M):
+                if (new >> x) & 1 and (s[mon + 1 + M + x] >> g) & 1:
+                    viol |= 4                               # G-delivery order
+    if (d >> g) & 1:
+        viol |= 2                                           # integrity
+    if np.int64(s[mon + 1 + g]) & ~d:
+        viol |= 8                                           # causal order
+    s[mon + 1 + 2 * M] = viol
+    s[nl] = d | (1 << g)
 
 
 @njit(cache=True, inline="always")
 def _apply_raw(s, t, cfg, msg_sender, msg_reg, msg_val, off, op_kind, op_reg, op_val, op_waits, op_slot,
-               nbmask, opposite):
+               nbmask, opposite, monitor_masks):
     """The raw step ``t`` on row ``s`` in place (Algorithm 1 lines 1-17 and 27-29,
     Algorithm 2 lines 1-12)."""
     n, _M, P, MT0, CH0, CAP = cfg[C_N], cfg[C_M], cfg[C_P], cfg[C_MT0], cfg[C_CH0], cfg[C_CAP]
@@ -517,7 +592,7 @@ def _apply_raw(s, t, cfg, msg_sender, msg_reg, msg_val, off, op_kind, op_reg, op
         if not cfg[C_CORRECTED]:
             s[b + i] += 1                                   # line 5
         s[b + 2 * n] = q + 1
-        _log(s, b, 2 * g, cfg)
+        _log(s, i, b, 2 * g, cfg, monitor_masks)
         for k in range(n):
             if k != i:
                 _push(s, i * n + k, 2 * q, cfg)
@@ -533,7 +608,7 @@ def _apply_raw(s, t, cfg, msg_sender, msg_reg, msg_val, off, op_kind, op_reg, op
         s[b + cop + msg_reg[g]] = msg_val[g]
         if j0 == i:
             s[b + 2 * n + 2] = 0
-        _log(s, b, 2 * g + 1, cfg)
+        _log(s, i, b, 2 * g + 1, cfg, monitor_masks)
         _drop_unused(s, g, cfg, msg_sender, off)
         return
     i = (t - 2 * n) // n                                    # recv(i <- src)
@@ -961,7 +1036,8 @@ def _matches(s, cfg, off, W, msg_reg, msg_val, nops, op_kind, op_val, op_slot, c
 @njit(cache=True)
 def expand_batch(states, status, children, parent, step, keys, cfg, msg_sender, msg_reg, msg_val, off, W,
                  nops, op_kind, op_reg, op_val, op_waits, op_slot, read_regs_from, cond_pc, cond_reg,
-                 cond_val, last_w, nbmask, dead, opposite, memo_keys, memo_vals, memo_used, memo_count):
+                 cond_val, last_w, nbmask, dead, opposite, monitor_masks, memo_keys, memo_vals, memo_used,
+                 memo_count):
     """Expand every row of ``states`` (see ProtocolKernel.expand); returns the number of
     children written.  ``memo_*``: the stubborn sets' memo (an open-addressing table of
     a power-of-two size kept across calls; size 1: no memo)."""
@@ -1004,7 +1080,7 @@ def expand_batch(states, status, children, parent, step, keys, cfg, msg_sender, 
             for x in range(sw.shape[0]):
                 cw[x] = sw[x]
             _apply_raw(c, t, cfg, msg_sender, msg_reg, msg_val, off, op_kind, op_reg, op_val, op_waits,
-                       op_slot, nbmask, opposite)
+                       op_slot, nbmask, opposite, monitor_masks)
             _canon(c, cfg, msg_sender, off, W, last_w, nbmask, dead, opposite, dv, sat, allcnt)
             parent[m] = k
             step[m] = idx

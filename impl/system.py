@@ -46,6 +46,7 @@ from .api import (
     some_complete_run,
 )
 from .api import logs_as_json as logs_as_json  # re-exported: the commands import it from here
+from .broadcast_monitor import MonitorSpec
 from .programs import SCENARIOS, Program, Read, Scenario, Write, parse_program, scenario
 from .properties import broadcast_properties
 from .protocol_state import GlobalState, ProcState
@@ -62,7 +63,7 @@ class TocoSystem(MessagePassing["GlobalState"]):
 
     def __init__(self, program: Program, graph: ProximityGraph, *, network: Network = Network.FIFO,
                  variant: Variant = Variant.CORRECTED, mutant: Mutant | None = None,
-                 scenario: str | None = None, condition_reads: bool = False):
+                 scenario: str | None = None, condition_reads: bool = False, monitors: bool | None = None):
         if graph.processes != program.processes:
             graph = ProximityGraph.of(program.processes, graph.edges)
         self.program = program
@@ -71,8 +72,12 @@ class TocoSystem(MessagePassing["GlobalState"]):
         self.variant = Variant(variant)
         self.mutant = mutant
         self.processes: tuple[str, ...] = program.processes
+        # monitors: the explored view judges the broadcast by online monitors instead of
+        # keeping the delivery logs (None: not asked, off and not recorded)
+        self.monitors = bool(monitors)
+        options = () if monitors is None else (("monitors", bool(monitors)),)
         self.info = SystemRequest(scenario=scenario or str(program), graph=graph, network=self.network,
-                                  variant=self.variant, mutant=mutant, system=ALGORITHM)
+                                  variant=self.variant, mutant=mutant, system=ALGORITHM, options=options)
         self.read_names: tuple[str, ...] = program.read_names
         n = self.n = len(program.processes)
         self._index = {p: i for i, p in enumerate(self.processes)}
@@ -117,17 +122,21 @@ class TocoSystem(MessagePassing["GlobalState"]):
         conditioned when runs that deviate are pruned, and unless ``reduction`` is
         ``none`` (the full search, every raw step) Algorithm 1's dead-clock quotient
         (:class:`fisheye.impl.toco_quotient.ProtocolSystem`) with this system's own
-        ``may_send`` for the process-level persistent sets."""
+        ``may_send`` for the process-level persistent sets, and with ``monitors`` the
+        broadcast judged by online monitors (:mod:`fisheye.impl.broadcast_monitor`)."""
         raw = self
         if prune_deviations != self.condition_reads:
             raw = TocoSystem(self.program, self.graph, network=self.network, variant=self.variant,
                              mutant=self.mutant, scenario=self.info.scenario_name,
-                             condition_reads=prune_deviations)
+                             condition_reads=prune_deviations,
+                             monitors=dict(self.info.options).get("monitors"))
         if reduction == "none":
+            if self.monitors:
+                raise ValueError("--option monitors=true needs a reduction (the full search keeps the logs)")
             return ExplorationView(raw, "none")
         from .toco_quotient import ProtocolSystem
 
-        return ExplorationView(ProtocolSystem(raw), reduction, raw.may_send)
+        return ExplorationView(ProtocolSystem(raw, monitors=self.monitors), reduction, raw.may_send)
 
     def _select(self, i: int, tstate: TocoState) -> Msg | None:
         """Line 26's choice at p_i, memoised (``enabled`` and ``apply`` both need it;
@@ -338,12 +347,23 @@ class TocoSystem(MessagePassing["GlobalState"]):
     def describe(self) -> dict[str, Any]:
         return self.info.describe()
 
+    def monitor_spec(self) -> MonitorSpec:
+        """The broadcast monitor's messages: each process's writes, in program order
+        (the ``seq``-th write of p_j is its message ``seq``, Algorithm 2 line 2)."""
+        return MonitorSpec.of(self.processes, [len(w) for w in self._writes], self.graph)
+
     # ---- properties and the network ------------------------------------------------------
     def properties(self) -> tuple[Property, ...]:
         """Theorem 2: every complete history is G-fisheye (SC,CC)-consistent; the
         section 4.1 properties of the broadcast (Theorem 1 and Lemmas 1-4); deadlock
         freedom and some complete run."""
-        return (model_property("fisheye"), *broadcast_properties(self), deadlock_freedom(self.is_final),
+        return self.properties_judged_by(self)
+
+    def properties_judged_by(self, view: Any) -> tuple[Property, ...]:
+        """:meth:`properties`, each judged on the states of ``view`` (this system, or
+        an explored view of it whose states keep the broadcast's judgement their own
+        way: :meth:`broadcast_violations`, ``is_final``)."""
+        return (model_property("fisheye"), *broadcast_properties(view), deadlock_freedom(view.is_final),
                 some_complete_run())
 
     def in_transit(self, state: GlobalState) -> dict[Channel, tuple[Any, ...]]:
@@ -439,12 +459,14 @@ def resolve_program(scenario_or_program: str | Scenario | Program) -> tuple[Prog
 def make_system(scenario_or_program: str | Scenario | Program,
                 graph: str | ProximityGraph | Iterable[tuple[str, str]] | None = None, *,
                 network: str | Network = "fifo", variant: str | Variant = "corrected",
-                mutant: str | Mutant | None = None, condition_reads: bool = False) -> TocoSystem:
+                mutant: str | Mutant | None = None, condition_reads: bool = False,
+                monitors: bool | None = None) -> TocoSystem:
     """The factory the CLI, the explorer and the tests use.
 
     ``graph``: a :class:`ProximityGraph`, a list of edges, or the contract's GRAPH text
     (``paper`` -- the default for a scenario --, ``empty`` -- the default for a bare
-    program --, ``complete``, ``p:q,r:s``)."""
+    program --, ``complete``, ``p:q,r:s``); ``monitors``: explore with the broadcast
+    judged by online monitors (:meth:`TocoSystem.explored_as`; None: not asked, off)."""
     program, sc = resolve_program(scenario_or_program)
     ps = program.processes
     if graph is None:
@@ -464,7 +486,7 @@ def make_system(scenario_or_program: str | Scenario | Program,
         raise ValueError(f"unknown network {network!r} (expected fifo or unordered)") from None
     return TocoSystem(program, g, network=net_, variant=toco.parse_variant(variant),
                       mutant=toco.parse_mutant(mutant), scenario=sc.name if sc else None,
-                      condition_reads=condition_reads)
+                      condition_reads=condition_reads, monitors=monitors)
 
 
 def toco_factory(request: SystemRequest) -> TocoSystem | AbstractSystem:
@@ -472,8 +494,16 @@ def toco_factory(request: SystemRequest) -> TocoSystem | AbstractSystem:
     Algorithm 2 over the broadcast specification (level ``abstract``)."""
     if request.crashes:
         raise ValueError("--crashes applies to the localized broadcast only (Algorithm 1 assumes no crash)")
-    if request.options:
-        raise ValueError(f"toco takes no option {request.options[0][0]!r}")
+    monitors = None
+    for name, value in request.options:
+        if name != "monitors":
+            raise ValueError(f"toco takes no option {name!r} (it takes monitors=true|false)")
+        if not isinstance(value, bool):
+            raise ValueError(f"toco: --option monitors={value!r}: give true or false")
+        monitors = value
+        if request.level == "abstract":
+            raise ValueError("toco: monitors apply to the protocol level (the abstract level has no logs "
+                             "to replace)")
     if request.scenario is None:
         raise ValueError("toco needs a scenario or a program")
     if request.level == "abstract":
@@ -485,4 +515,4 @@ def toco_factory(request: SystemRequest) -> TocoSystem | AbstractSystem:
     if request.level != "protocol":
         raise ValueError(f"unknown level {request.level!r} (expected protocol or abstract)")
     return make_system(request.scenario, request.graph, network=request.network,
-                       variant=request.variant or Variant.CORRECTED, mutant=request.mutant)
+                       variant=request.variant or Variant.CORRECTED, mutant=request.mutant, monitors=monitors)

@@ -19,6 +19,7 @@ from fisheye.spec.graph import ProximityGraph
 from fisheye.testing import assert_kernel_matches
 
 PBN = "paris-berlin-newyork"
+MON = (("monitors", True),)     # broadcast monitors instead of delivery logs
 
 
 def agree_everywhere(ctx) -> int:
@@ -32,31 +33,34 @@ def walks(ctx, seed: int, runs: int) -> int:
                                  seed=seed)
 
 
-@pytest.mark.parametrize("graph,variant,states", [
-    ("paper", "corrected", 17352), ("paper", "published", 18127),
-    pytest.param("empty", "corrected", 40301, marks=pytest.mark.slow),
-    pytest.param("complete", "corrected", 119958, marks=pytest.mark.slow),
+@pytest.mark.parametrize("graph,variant,states,options", [
+    ("paper", "corrected", 17352, ()), ("paper", "published", 18127, ()),
+    ("paper", "published", 18127, MON), ("empty", "corrected", 12892, MON),
+    pytest.param("empty", "corrected", 40301, (), marks=pytest.mark.slow),
+    pytest.param("complete", "corrected", 119958, (), marks=pytest.mark.slow),
 ])
-def test_kernel_equals_reference_on_every_state_of_pbn(graph, variant, states):
-    assert agree_everywhere(make_context(PBN, graph, variant=variant)) == states
+def test_kernel_equals_reference_on_every_state_of_pbn(graph, variant, states, options):
+    assert agree_everywhere(make_context(PBN, graph, variant=variant, options=options)) == states
 
 
+@pytest.mark.parametrize("options", [(), MON])
 @pytest.mark.parametrize("seed", SEEDS)
-def test_kernel_equals_reference_on_random_programs(seed):
+def test_kernel_equals_reference_on_random_programs(seed, options):
     prog, graph = small_configuration(seed)
     for variant in ("corrected", "published"):
-        assert agree_everywhere(make_context(prog, graph, variant=variant)) > 1
+        assert agree_everywhere(make_context(prog, graph, variant=variant, options=options)) > 1
 
 
+@pytest.mark.parametrize("options", [(), MON])
 @pytest.mark.parametrize("mutant", ["opposite-tie-break", "no-catch-up", "no-t1", "no-t2",
                                     "write-returns-early"])
-def test_kernel_equals_reference_under_every_mutant(mutant):
+def test_kernel_equals_reference_under_every_mutant(mutant, options):
     prog = parse_program("p0: write(X,1), read(X); p1: write(X,2), read(X)")
     graph = ProximityGraph.of(prog.processes, [("p0", "p1")])
-    assert agree_everywhere(make_context(prog, graph, mutant=mutant)) > 1
+    assert agree_everywhere(make_context(prog, graph, mutant=mutant, options=options)) > 1
     prog = parse_program("p0: write(X,1), read(Y); p1: write(Y,2), read(X); p2: read(X)")
     graph = ProximityGraph.of(prog.processes, [("p0", "p1")])
-    assert agree_everywhere(make_context(prog, graph, mutant=mutant)) > 1
+    assert agree_everywhere(make_context(prog, graph, mutant=mutant, options=options)) > 1
 
 
 def test_kernel_equals_reference_with_awaits_and_broadcasts():
@@ -72,9 +76,10 @@ def test_kernel_equals_reference_on_fig6_conditioned_and_not(graph, prune):
     assert walks(ctx, 11, 40) > 200
 
 
-@pytest.mark.parametrize("graph", ["paper", "complete"])
-def test_kernel_equals_reference_on_random_walks_of_fig6(graph):
-    ctx = make_context("fig6", graph)
+@pytest.mark.parametrize("graph,options", [("paper", ()), ("complete", ()), ("paper", MON),
+                                           ("complete", MON)])
+def test_kernel_equals_reference_on_random_walks_of_fig6(graph, options):
+    ctx = make_context("fig6", graph, options=options)
     assert walks(ctx, 5, 60) > 500
 
 
