@@ -26,7 +26,9 @@ the star search of both fisheye models; a check of a Jepsen log (lin, sc or fish
 the search of fisheye.checker.engines.lin) loads nothing."""
 
 PROBE = """
-import json, os, sys
+import gc, json, os, sys
+passes = []
+gc.callbacks.append(lambda phase, info: passes.append(info["generation"]) if phase == "stop" else None)
 from fisheye.checker.cli.main import main
 try:
     status = main(sys.argv[1:])
@@ -40,7 +42,8 @@ parsers = sorted(m for m in sys.modules if m.startswith("fisheye.checker.formats
 threads = len(os.listdir("/proc/self/task"))  # native threads too (OpenBLAS's)
 print(json.dumps({"status": status, "loaded": loaded, "commands": commands, "parsers": parsers,
                   "outside": outside,
-                  "threads": threads,
+                  "threads": threads, "gc_passes": len(passes), "gc_enabled": gc.isenabled(),
+                  "frozen": gc.get_freeze_count(),
                   "blas": os.environ.get("OPENBLAS_NUM_THREADS")}), file=sys.stderr)
 """
 
@@ -109,6 +112,39 @@ def test_simulate_runs_without_the_explorer_s_engine():
     """One random run needs the system and its judge, not the explorer's search (numpy)."""
     seen = imports_of("simulate", "paris-berlin-newyork", "--seed", "1")
     assert seen["status"] == 0 and seen["outside"] == []
+
+
+def test_explore_pauses_the_collector_for_its_start_up_only():
+    """Until the search has expanded its first level (numpy and numba imported, the kernel
+    loaded from numba's cache) the collector does not run; then what is alive is frozen
+    and the collector runs again."""
+    seen = imports_of("explore", "paris-berlin-newyork", "--graph", "complete", "--model", "none",
+                      "--quiet", "--max-states", "1")
+    assert seen["status"] == 3 and "numba" in seen["loaded"]
+    assert seen["gc_passes"] < 40  # about 230 with the collector running from the start
+    assert seen["gc_enabled"] and seen["frozen"] > 100_000
+
+
+def test_start_up_ends_once_and_resumes_the_collector_only_if_it_ran():
+    import gc
+
+    from fisheye.checker.engines.gcpause import StartUp
+
+    try:
+        gc.disable()
+        start_up = StartUp()
+        start_up.end()
+        assert not gc.isenabled()
+        gc.enable()
+        start_up = StartUp()
+        assert not gc.isenabled()
+        start_up.end()
+        gc.disable()
+        start_up.end()  # a second end changes nothing
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+        gc.unfreeze()
 
 
 def test_top_level_help_lists_each_command_with_the_summary_its_module_registers():

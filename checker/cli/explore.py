@@ -213,6 +213,16 @@ def _resolve_system(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..engines.gcpause import StartUp
+
+    start_up = StartUp()  # ended once the search has expanded its first level
+    try:
+        return _run(args, start_up)
+    finally:
+        start_up.end()
+
+
+def _run(args: argparse.Namespace, start_up: Any) -> int:
     from fisheye.spec.graph import parse_graph_option
 
     from ..explore.engine import Progress
@@ -281,7 +291,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         initial_bytes(ctx)
-        report = _explore(args, ctx, builder, memory, progress)
+        report = _explore(args, ctx, builder, memory, progress, start_up)
         if args.full:
             from ..explore.engine import explore
 
@@ -323,10 +333,12 @@ def system_error(ctx: Any, fault: Any, name: str) -> int:
     return SYSTEM_ERROR
 
 
-def _explore(args: argparse.Namespace, ctx: Any, builder: Any, memory: int | None, progress: Any
-             ) -> dict[str, Any]:
-    """The exploration itself, locally or on Spark."""
+def _explore(args: argparse.Namespace, ctx: Any, builder: Any, memory: int | None, progress: Any,
+             start_up: Any) -> dict[str, Any]:
+    """The exploration itself, locally or on Spark; ``start_up`` ends after the local
+    search's first level (the kernel loaded), or before Spark starts."""
     if args.spark:
+        start_up.end()
         try:
             from fisheye.checker.spark import explore as spark_explore
         except ImportError as e:
@@ -360,7 +372,8 @@ def _explore(args: argparse.Namespace, ctx: Any, builder: Any, memory: int | Non
             report = explore(ctx, builder(ctx), max_states=args.max_states, max_depth=args.max_depth,
                              timeout=args.timeout, progress=progress, memory=memory, exact=args.exact_states,
                              checkpoint=args.resume or args.checkpoint, resume=args.resume is not None,
-                             checkpoint_every=args.checkpoint_every, kernel=args.kernel)
+                             checkpoint_every=args.checkpoint_every, kernel=args.kernel,
+                             on_level=lambda depth, states: start_up.end())
         except ValueError as e:
             raise UsageError(str(e)) from None
     return report
