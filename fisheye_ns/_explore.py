@@ -147,9 +147,8 @@ def explore(system: System[Any] | str, program: Any = None, *, model: Model | st
     where it offers one, :class:`~fisheye.impl.kernel_api.HasCompiledKernel`),
     ``compiled`` (insist on it) or ``python`` (the system's Python form); the report's
     ``kernel`` says which ran."""
-    from fisheye.checker.explore.expand import Context
     from fisheye.checker.explore.report import ReportBuilder
-    from fisheye.checker.systems import context, parse_options
+    from fisheye.checker.systems import context, context_of, parse_options
     from fisheye.impl.api import Network, SystemRequest
     from fisheye.impl.builtin_systems import DEFAULT
 
@@ -164,7 +163,7 @@ def explore(system: System[Any] | str, program: Any = None, *, model: Model | st
         if program is not None or graph is not None or network != "fifo" or options:
             raise TypeError("explore(system): the system object is built already; give its program, graph "
                             "and network to its factory")
-        ctx = Context(system, reduction=reduction)
+        ctx = context_of(system, reduction=reduction)     # explored as it asks, as by its name
     model_value = None if model is None else Model(model).value
     builder = ReportBuilder(ctx, ctx.system.info.level, engine="spark" if spark else "local",
                             model=model_value)

@@ -199,3 +199,16 @@ def test_the_protocol_example_uses_only_the_public_api():
         public = ("fisheye", "fisheye.testing")
         internal = [m for m in imports if m.split(".")[0] == "fisheye" and m not in public]
         assert not internal, f"{path.name} imports {internal}"
+
+
+def test_a_system_object_is_explored_as_its_name_is():
+    """A built-in system asks to be explored as its quotient (ExploredAs): an object the
+    caller built is explored so too, with the same report as the same system by name."""
+    from fisheye.checker.systems import make
+
+    by_name = fisheye.explore("toco", "paris-berlin-newyork", model=None)
+    built = make("toco", fisheye.SystemRequest("paris-berlin-newyork", system="toco"))
+    by_object = fisheye.explore(built, model=None)
+    assert by_name["states"] == by_object["states"] == 17352
+    assert by_object["kernel"] == by_name["kernel"] == "compiled"
+    assert by_object["histories"] == by_name["histories"]

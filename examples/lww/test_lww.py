@@ -119,7 +119,7 @@ def test_a_saved_counterexample_replays_on_the_command_line(tmp_path):
 @pytest.mark.spark
 def test_spark_explores_the_protocol_like_the_local_search():
     local, remote = explore("causal", "cc"), explore("causal", "cc", spark="local[2]")
-    assert remote["engine"] == "spark"
+    assert remote["engine"] == "spark" and remote["kernel"] == local["kernel"] == "compiled"
     for key in ("states", "terminal_states", "histories", "violations_total", "properties"):
         assert remote[key] == local[key], key
 
