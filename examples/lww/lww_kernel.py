@@ -9,8 +9,8 @@ replica as ``(value, clock, writer + 1)`` (``(0, 0, 0)``: the initial value, no 
 reads before ``pc``).  Values are indices into ``values`` (index 0: the initial 0).
 Then per channel ``src * n + dst``: its length and its messages in FIFO order, each as
 ``(u, clock)``: ``UPDATE(X, v, clock)`` where ``(X, v) = updates[u]``, the register
-and value of a write of the program.  The row is
-canonical: two states are equal iff their rows are.
+and value of a write of the program.  The row is canonical: two states are equal iff
+their rows are.  (``int16`` holds clocks and counts up to 32,767 writes.)
 
 Run it: ``fisheye explore causal --system lww:make --model cc`` uses it (the report says
 ``compiled kernel``); ``--kernel python`` runs ``lww.py``'s actor.
