@@ -125,6 +125,27 @@ def test_explore_pauses_the_collector_for_its_start_up_only():
     assert seen["gc_enabled"] and seen["frozen"] > 100_000
 
 
+FROZEN_AT_EXIT = """
+import atexit, gc, sys
+from fisheye.checker.cli.main import main
+atexit.register(lambda: print(gc.get_freeze_count(), file=sys.stderr))  # runs after main's own
+sys.argv = ["fisheye", "simulate", "paris-berlin-newyork", "--seed", "1"]
+main()
+"""
+
+
+@pytest.mark.parametrize("as_program", [True, False])
+def test_the_program_freezes_what_is_alive_before_exit(as_program):
+    """Run as the program (arguments from sys.argv), the command freezes what is alive at
+    exit, so the interpreter's last collection skips it; called with arguments (a library
+    or a test calling main), it leaves the collector alone."""
+    code = FROZEN_AT_EXIT if as_program else FROZEN_AT_EXIT.replace("main()", "main(sys.argv[1:])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0
+    frozen = int(proc.stderr.strip().splitlines()[-1])
+    assert (frozen > 10_000) if as_program else frozen == 0
+
+
 def test_start_up_ends_once_and_resumes_the_collector_only_if_it_ran():
     import gc
 

@@ -11,6 +11,8 @@ status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
 import importlib
 import importlib.util
 import os
@@ -108,6 +110,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # numpy: no command does linear algebra, and OpenBLAS would start a thread per core at
     # numpy's import (about 30 ms of CPU per command on two cores, more on larger machines).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if argv is None:
+        # Run as the program (the arguments are sys.argv's): what is alive at exit is frozen
+        # first, so that the interpreter's last collection does not traverse every module
+        # and object the command loaded only to drop them with the process.
+        atexit.register(gc.freeze)
     stdout = sys.stdout
     sys.stdout = guarded = ClosedPipeTolerant(stdout)  # type: ignore[assignment]
     try:
