@@ -7,9 +7,11 @@ validation time (what the facade adds) are measured separately.
 
 Suites (``--suite``):
 
-* ``size``: random consistent histories of 100 ... 100,000 operations, 8 processes,
-  20 registers, distinct values: causal memory runs for cc, random serialisations for
-  sc, fisheye and fisheye-2014 (random graph, density 0.3);
+* ``size``: random consistent histories of 100 ... 1,000,000 operations (``--sizes``,
+  at most ``--max-ops``), 8 processes, 20 registers, distinct values: causal memory
+  runs for cc, random serialisations for sc, fisheye and fisheye-2014 (random graph,
+  density 0.3); targets: every model under 10 s at 100,000 operations, cc and sc under
+  60 s and 4 GiB at 1,000,000 (``bench_lin.py --ops 1000000`` for lin);
 * ``alg2``: random runs of Algorithm 2 (``fisheye.impl``), 8 processes, 1,000
   operations (``--ops``); seeds 0, 1, ... are checked under sc first and those whose run
   is sc are passed over, until ``--repeat`` runs that are not sc are found; fisheye and
@@ -31,6 +33,7 @@ Suites (``--suite``):
   medians measured in the same run.
 
 Usage: ``.venv/bin/python bench/bench_check.py --suite size --repeat 3 --max-ops 100000``;
+``--suite size --repeat 1 --sizes 1000000 --max-ops 1000000 --models cc,sc``;
 ``--suite alg2 --ops 1000 --repeat 5 --models fisheye,fisheye-2014``;
 ``--suite jepsen --repeat 3``.
 Prints one JSON line per measurement, a summary table of medians, and each target of
@@ -187,7 +190,19 @@ def targets(suite: str, rows: list[dict[str, Any]], n_ops: int) -> list[str]:
         return "met" if flag else "NOT met"
 
     good = [r for r in rows if "error" not in r]
-    if suite == "alg2":
+    if suite == "size":
+        for size, limit, rss_limit in ((100_000, 10.0, None), (1_000_000, 60.0, 4096.0)):
+            for model in dict.fromkeys(r["model"] for r in good if r["ops"] == size):
+                rs = [r for r in good if r["ops"] == size and r["model"] == model]
+                decided = all(r["verdict"] != "unknown" for r in rs)
+                cpu = max(r["engine_cpu_s"] + (r["validate_s"] or 0) for r in rs)
+                rss = max(r["peak_rss_mib"] for r in rs)
+                small = rss_limit is None or rss < rss_limit
+                memory = "" if rss_limit is None else f" and {rss_limit / 1024:g} GiB (peak {rss:.0f} MiB)"
+                out.append(f"target: {model}, {size:,} operations, every run decided, engine and "
+                           f"validation under {limit:g} CPU s{memory}: slowest {cpu:.2f} s, decided "
+                           f"{decided}: {ok(decided and cpu < limit and small)}")
+    elif suite == "alg2":
         limit = 1.0 if n_ops <= 1000 else 10.0
         not_sc = {r["seed"] for r in good if r["model"] == "sc" and r["verdict"] == "violation"}
         for model in ("fisheye", "fisheye-2014"):
@@ -226,6 +241,8 @@ def main() -> int:
                     help="shapes of the jepsen suite")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--max-ops", type=int, default=100_000)
+    ap.add_argument("--sizes", default="100,1000,10000,100000,1000000",
+                    help="operations of the size suite (those up to --max-ops)")
     ap.add_argument("--models", default=None,
                     help="default: cc,sc,fisheye,fisheye-2014 (alg2: sc too; jepsen: lin, fisheye-lin too)")
     ap.add_argument("--timeout", type=float, default=300.0)
@@ -250,7 +267,7 @@ def main() -> int:
     print(json.dumps({"machine": os.uname().nodename, "cpus": os.cpu_count(),
                       "load": os.getloadavg()}), flush=True)
     if args.suite == "size":
-        sizes = [s for s in (100, 1000, 10_000, 100_000) if s <= args.max_ops]
+        sizes = [s for s in map(int, args.sizes.split(",")) if s <= args.max_ops]
         for model in models:
             for n in sizes:
                 for seed in range(args.repeat):

@@ -282,3 +282,26 @@ def test_merge_by_points_agrees_with_the_merge_by_heads(seed):
     for merged in (fast, exact):
         if merged is not None:
             assert sequence_problems(h, ProximityGraph.complete(h.processes), tuple(merged)) == []
+
+
+def test_the_default_budget_grows_with_the_history(monkeypatch) -> None:
+    """Without --max-steps, a large history may explore a few configurations per
+    operation (a linearizable one needs about one each) beyond the fixed floor."""
+    rng = random.Random(3)
+    data: dict[str, list] = {f"c{i}": [] for i in range(4)}
+    t, value = 0.0, 0
+    for _ in range(400):  # sequential operations on one register: linearizable
+        p = f"c{rng.randrange(4)}"
+        if rng.random() < 0.5:
+            value += 1
+            data[p].append(["w", "X", value, {"t": [t, t + 1]}])
+        else:
+            data[p].append(["r", "X", value, {"t": [t, t + 1]}])
+        t += 2
+    h = History.build(data)
+    monkeypatch.setattr(lin_engine, "DEFAULT_MAX_STATES", 10)
+    assert lin_engine.default_max_states(400) == 4 * 400
+    assert lin_engine.check(h, "lin").verdict is C
+    monkeypatch.setattr(lin_engine, "STATES_PER_OPERATION", 0)
+    assert lin_engine.check(h, "lin").verdict is Verdict.UNKNOWN
+    assert lin_engine.check(h, "lin", max_states=10_000).verdict is C

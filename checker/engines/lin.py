@@ -27,7 +27,6 @@ violation, nearly all of the time goes there).
 from __future__ import annotations
 
 import heapq
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -46,22 +45,28 @@ from .seqsearch import droppable_unread_maybes, search
 
 ENGINE = "direct"
 DEFAULT_MAX_STATES = 400_000
-"""Configurations explored before answering *unknown* (each is remembered: memory)."""
+"""Configurations explored before answering *unknown* (each is remembered: memory),
+on histories of up to 100,000 operations; :data:`STATES_PER_OPERATION` per operation
+on larger ones."""
+STATES_PER_OPERATION = 4
+"""Configurations per operation of the default budget of a large history (a
+linearizable history is found with about one per operation)."""
 MAX_CORE_SEARCH = 200
 """Operations above which a violation's core is not minimised by deletion."""
 
 
 def check(history: History, model: Model | str, graph: ProximityGraph | None = None, *,
-          timeout: float | None = None, max_states: int | None = DEFAULT_MAX_STATES,
+          timeout: float | None = None, max_states: int | None = None,
           minimal: bool = True) -> CheckResult:
-    """Decide ``model``; ``max_states`` bounds the configurations explored (``None``: no
-    bound but ``timeout``); a violation's certificate is a minimal core with
+    """Decide ``model``; ``max_states`` bounds the configurations explored (``None``:
+    :func:`default_max_states`); a violation's certificate is a minimal core with
     ``minimal``, else the search's refutation (module docstring)."""
     model = Model(model)
     if graph is None:
         graph = ProximityGraph(history.processes, history.edges)
     start = time.perf_counter()
-    budget = Budget(max_states=sys.maxsize if max_states is None else max_states, timeout=timeout)
+    budget = Budget(max_states=default_max_states(len(history.ops)) if max_states is None else max_states,
+                    timeout=timeout)
     rt = real_time_pairs(model.value, graph)
     try:
         with paused_gc():
@@ -80,6 +85,11 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
     return CheckResult(Verdict.VIOLATION, model, graph, ENGINE, certificate=cert,
                        message=f"no sequence exists: the {len(cert[-1].ops)} operations of the certificate "
                                f"already admit none", seconds=time.perf_counter() - start, stats=stats)
+
+
+def default_max_states(operations: int) -> int:
+    """The configurations a check of ``operations`` operations may explore by default."""
+    return max(DEFAULT_MAX_STATES, STATES_PER_OPERATION * operations)
 
 
 def _decide(history: History, rt: RealTimePairs, budget: Budget
