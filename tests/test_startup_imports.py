@@ -80,6 +80,15 @@ def test_check_of_a_json_history_loads_no_jepsen_parser():
     assert "fisheye.checker.formats.jepsen_log" in seen["parsers"]
 
 
+def test_a_lazy_name_is_imported_once_and_an_unknown_one_is_an_attribute_error():
+    import fisheye.checker.formats as formats
+    from fisheye.checker.formats.jepsen import ImportNotes
+
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        formats.no_such_name  # noqa: B018
+    assert formats.ImportNotes is ImportNotes and vars(formats)["ImportNotes"] is ImportNotes
+
+
 def test_lin_check_does_not_load_numpy():
     seen = imports_of("check", "tests/data/jepsen/porcupine-etcd_000.log", "--model", "lin")
     assert seen["status"] == 1 and "numpy" not in seen["loaded"]

@@ -10,20 +10,13 @@ its replay script (:mod:`.replay_script`) and its system in words (:mod:`.system
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ..lazy import lazy_names
 
-_WHERE = {"explain": "argument", "Core": "core", "minimal_violating_core": "core",
-          "ExplainError": "errors", "Explanation": "explanation", "verify": "verify"}
+_WHERE = {"explain": ".argument", "Core": ".core", "minimal_violating_core": ".core",
+          "ExplainError": ".errors", "Explanation": ".explanation", "verify": ".verify"}
 """Each public name and its module, loaded on first use: the explorer and the checker
 import this package's run and text modules without paying for the prover."""
 
 __all__ = ["Core", "ExplainError", "Explanation", "explain", "minimal_violating_core", "verify"]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _WHERE)

@@ -11,14 +11,13 @@ one seeded random run."""
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ..lazy import lazy_names
 
-_WHERE = {"Context": "expand", "classify": "expand", "fingerprint": "expand", "successors": "expand",
-          "terminal_record": "expand", "ReportBuilder": "report", "exit_status": "report",
-          "make_context": "scenarios", "run": "scenarios", "ShortestRun": "shortest",
-          "shortest_violation": "shortest", "violates_model": "shortest", "violates_property": "shortest",
-          "random_run": "simulation"}
+_WHERE = {"Context": ".expand", "classify": ".expand", "fingerprint": ".expand", "successors": ".expand",
+          "terminal_record": ".expand", "ReportBuilder": ".report", "exit_status": ".report",
+          "make_context": ".scenarios", "run": ".scenarios", "ShortestRun": ".shortest",
+          "shortest_violation": ".shortest", "violates_model": ".shortest", "violates_property": ".shortest",
+          "random_run": ".simulation"}
 """Each public name and its module, loaded on first use: ``fisheye simulate`` runs one
 random run without loading the engine (numpy, the visited set, the compiled kernel's
 interface)."""
@@ -27,10 +26,4 @@ __all__ = ["Context", "ReportBuilder", "ShortestRun", "classify", "exit_status",
            "make_context", "random_run", "run", "shortest_violation", "successors", "terminal_record",
            "violates_model", "violates_property"]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _WHERE)

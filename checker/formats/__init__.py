@@ -9,7 +9,6 @@ logs), all turned into the contract's history object.
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 from dataclasses import dataclass
@@ -17,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from fisheye.spec.history import History, HistoryError, decode_text, parse_history, read_text_file
+
+from ..lazy import lazy_names
 
 if TYPE_CHECKING:
     from .jepsen import ImportNotes
@@ -32,20 +33,14 @@ NilRead = Literal["initial", "any"]
 """How a Jepsen read of nil is taken (``--nil-read``, :mod:`.jepsen`)."""
 NIL_READS: tuple[NilRead, ...] = ("initial", "any")
 
-_LAZY = {"ImportNotes": "jepsen"}
+_LAZY = {"ImportNotes": ".jepsen"}
 """Public names of the parsers' modules, loaded on first use: reading a JSON history
 imports none of the Jepsen parsers (start-up time of a small check)."""
 
 __all__ = ["EXTENSIONS", "FORMATS", "NIL_READS", "STDIN", "ImportNotes", "Imported",
            "detect_format", "load", "read_history_object", "source_name"]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 @dataclass(frozen=True)
