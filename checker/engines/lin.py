@@ -33,7 +33,7 @@ from dataclasses import replace
 from itertools import accumulate, repeat
 
 from fisheye.spec.graph import ProximityGraph
-from fisheye.spec.history import History, Op, format_value, value_key
+from fisheye.spec.history import History, Op, format_value
 from fisheye.spec.models import Model
 from fisheye.spec.realtime import RealTimePairs, real_time_pairs
 from fisheye.spec.witness import Witness
@@ -167,11 +167,12 @@ def _unsourced(history: History) -> int | None:
     """An operation (not ``maybe``: one may be left out) observing a value that
     nothing writes to its register and that is not its initial value: alone, it has
     no legal sequence."""
-    written = {(op.register, op.vkey) for op in history.ops if op.writes}
+    # values are integers and strings: equal as Python objects iff equal as JSON
+    written = {(op.register, op.value) for op in history.ops if op.kind != "r"}
     for op in history.ops:
-        if op.observes and not op.maybe:
-            vk = value_key(op.observed)  # type: ignore[arg-type]
-            if (op.register, vk) not in written and vk != value_key(history.initial_value(op.register)):
+        if op.kind != "w" and not op.maybe:
+            observed = op.value if op.kind == "r" else op.old
+            if (op.register, observed) not in written and observed != history.initial_value(op.register):
                 return op.uid
     return None
 
@@ -194,14 +195,15 @@ def _merge(history: History, chains: Sequence[Sequence[int]]) -> list[int] | Non
         latest = accumulate([ops[u].invoke for u in chain], max)  # type: ignore[type-var]
         keyed += zip(latest, repeat(c), range(len(chain)), chain, strict=False)
     keyed.sort()
-    out = [u for *_, u in keyed]
-    placed = {u: i for i, u in enumerate(out)}
-    last: dict[str, int] = {}
+    out = [k[3] for k in keyed]
+    placed = [0] * len(ops)
+    for i, u in enumerate(out):
+        placed[u] = i
+    prev = None
     for u in sorted(out):  # uids follow process order
-        p = ops[u].process
-        if placed[u] < last.get(p, -1):
+        if prev is not None and ops[prev].process == ops[u].process and placed[u] < placed[prev]:
             return _merge_by_heads(history, chains)
-        last[p] = placed[u]
+        prev = u
     return out
 
 

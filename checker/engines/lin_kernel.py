@@ -21,6 +21,8 @@ import time
 
 import numpy as np
 
+from fisheye.spec.history import Op, Value
+
 from .compiled_kernel import _kernel
 from .search_budget import Budget, BudgetExhausted
 
@@ -222,40 +224,55 @@ def lin_search(start: np.ndarray, inv: np.ndarray, comp: np.ndarray, kind: np.nd
     return NONE, states, np.empty(0, np.int64)
 
 
-def search_compiled(lanes: list, inv: list, comp: list, kind: list, reg: list, new: list, old: list,
-                    maybe: list, sig: list, need: list[int], pool: list[int], init: tuple,
-                    budget: Budget) -> list[int] | None:
-    """:func:`.seqsearch.search` on its per-lane lists (operations, invocations,
-    completions, kinds, register indices, written and observed value keys, ``maybe``,
-    interchangeability classes), run by :func:`lin_search`: the uids of a sequence, or
-    ``None``.  The budget's configurations bound the run; with a timeout, it runs with
-    a growing bound (the search is deterministic: each run repeats the last one's
-    configurations first), sized from the last run's pace to end by the deadline, which
-    is checked between runs.  Raises :class:`.seqsearch.BudgetExhausted`."""
-    values: dict = {}
-    sigs: dict = {}
-
-    def value_id(v: object) -> int:
-        return values.setdefault(v, len(values))
-
-    flat_ops = [op for lane in lanes for op in lane]
+def search_compiled(lanes: list[list[Op]], initial: list[Value], budget: Budget) -> list[int] | None:
+    """:func:`.seqsearch.search` on its lanes (the operations of each process in process
+    order, lanes in order of their first invocation) and the registers' initial values
+    (registers numbered in sorted order), run by :func:`lin_search`: the uids of a
+    sequence, or ``None``.  The arrays are built here in one pass over the operations
+    (values numbered as met: values of the contract are integers and strings, equal as
+    Python objects iff equal as JSON).  The budget's configurations bound the run; with a
+    timeout, it runs with a growing bound (the search is deterministic: each run repeats
+    the last one's configurations first), sized from the last run's pace to end by the
+    deadline, which is checked between runs.  Raises :class:`.seqsearch.BudgetExhausted`."""
+    values: dict[Value, int] = {}
+    sigs: dict[tuple, int] = {}
+    flat = [op for lane in lanes for op in lane]
+    lengths = [len(lane) for lane in lanes]
     start = np.zeros(len(lanes) + 1, np.int64)
-    np.cumsum([len(lane) for lane in lanes], out=start[1:])
+    np.cumsum(lengths, out=start[1:])
+    registers = {x: r for r, x in enumerate(sorted({op.register for op in flat}))}
     kinds = {"w": W, "r": R, "cas": CAS}
+    inf = float("inf")
+    new = np.array([values.setdefault(op.value, len(values)) for op in flat], np.int64)
+    old = np.array([-1 if op.kind == "w" else values.setdefault(op.value if op.kind == "r" else op.old,
+                                                                   len(values)) for op in flat], np.int64)
+    complete = np.array([inf if op.complete is None else op.complete for op in flat], np.float64)
+    # interchangeable operations (seqsearch's sig): the last of their lane, never returned
+    sig = np.full(len(flat), -1, np.int64)
+    for i, lane in enumerate(lanes):
+        op = lane[-1]
+        if op.complete is None:
+            key = (op.kind, op.register, new[start[i + 1] - 1], old[start[i + 1] - 1], op.maybe)
+            sig[start[i + 1] - 1] = sigs.setdefault(key, len(sigs))
+    # a lane is finished when every operation is placed, or only a maybe that never
+    # returned is left; those lanes' last operations form the pool, by invocation
+    need = [n - 1 if lane[-1].maybe and lane[-1].complete is None else n
+            for lane, n in zip(lanes, lengths, strict=True)]
+    pool = sorted((i for i in range(len(lanes)) if need[i] < lengths[i]),
+                  key=lambda i: (lanes[i][-1].invoke, i))
     arrays = (
         start,
-        np.array([x for lane in inv for x in lane], np.float64),
-        np.array([x for lane in comp for x in lane], np.float64),
-        np.array([kinds[x] for lane in kind for x in lane], np.int64),
-        np.array([x for lane in reg for x in lane], np.int64),
-        np.array([value_id(x) for lane in new for x in lane], np.int64),
-        np.array([-1 if x is None else value_id(x) for lane in old for x in lane], np.int64),
-        np.array([x for lane in maybe for x in lane], np.bool_),
-        np.array([-1 if x is None else sigs.setdefault(x, len(sigs)) for lane in sig for x in lane],
-                 np.int64),
+        np.array([op.invoke for op in flat], np.float64),
+        complete,
+        np.array([kinds[op.kind] for op in flat], np.int64),
+        np.array([registers[op.register] for op in flat], np.int64),
+        new,
+        old,
+        np.array([op.maybe for op in flat], np.bool_),
+        sig,
         np.array(need, np.int64),
         np.array(pool, np.int64),
-        np.array([value_id(v) for v in init], np.int64),
+        np.array([values.setdefault(v, len(values)) for v in initial], np.int64),
     )
     limit = budget.left()
     if budget.timeout is not None:
@@ -265,7 +282,7 @@ def search_compiled(lanes: list, inv: list, comp: list, kind: list, reg: list, n
         outcome, states, path = lin_search(*arrays, len(sigs), len(values), limit)
         if outcome != OUT_OF_STATES:
             budget.states += states
-            return None if outcome == NONE else [flat_ops[f].uid for f in path if f >= 0]
+            return None if outcome == NONE else [flat[f].uid for f in path if f >= 0]
         if limit >= budget.left():
             budget.states += states
             budget.tick()  # raises: the configurations ran out

@@ -34,7 +34,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 
-from fisheye.spec.history import History, Op, value_key
+from fisheye.spec.history import History, Op, Value, value_key
 from fisheye.spec.realtime import RealTimePairs
 
 from . import compiled
@@ -55,25 +55,29 @@ def droppable_unread_maybes(history: History, uids: Iterable[int]) -> set[int]:
     process order only lose constraints."""
     ops = history.ops
     chosen = list(uids)
-    if not any(ops[u].maybe for u in chosen):
-        return set()
-    relevant: set[tuple[str, tuple]] = set()
+    # values are integers and strings: equal as Python objects iff equal as JSON
+    maybes: dict[tuple[str, Value], list[int]] = {}  # by (register, value written)
+    relevant: list[tuple[str, Value]] = []
     for u in chosen:
         op = ops[u]
-        if op.observes and not op.maybe:
-            relevant.add((op.register, value_key(op.observed)))  # type: ignore[arg-type]
+        if op.maybe:
+            maybes.setdefault((op.register, op.value), []).append(u)
+        elif op.kind != "w":
+            relevant.append((op.register, op.value if op.kind == "r" else op.old))  # type: ignore[arg-type]
+    if not maybes:
+        return set()
     kept: set[int] = set()
-    grown = True
-    while grown:
-        grown = False
-        for u in chosen:
-            op = ops[u]
-            if op.maybe and u not in kept and (op.register, op.vkey) in relevant:
-                kept.add(u)
-                grown = True
-                if op.observes:
-                    relevant.add((op.register, value_key(op.observed)))  # type: ignore[arg-type]
-    return {u for u in chosen if ops[u].maybe and u not in kept}
+    seen: set[tuple[str, Value]] = set()
+    while relevant:  # the relevant values, each followed once to the maybes writing it
+        key = relevant.pop()
+        if key in seen:
+            continue
+        seen.add(key)
+        for u in maybes.get(key, ()):
+            kept.add(u)
+            if ops[u].kind == "cas":
+                relevant.append((ops[u].register, ops[u].old))  # type: ignore[arg-type]
+    return {u for us in maybes.values() for u in us if u not in kept}
 
 
 def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: Budget
@@ -105,11 +109,17 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
     else:
         nbrs = [tuple(pindex[q] for q in pairs.of_process(p) if q in pindex) for p in procs]
 
+    timed = any(lane[0].invoke is not None for lane in lanes)
+    # the common case of large checks (lin, register by register), compiled
+    if timed and complete_g and len(keep) >= compiled.COMPILED_FROM:
+        from .lin_kernel import search_compiled
+
+        return search_compiled(lanes, [history.initial_value(r) for r in regs], budget)
+
     # per lane, arrays for speed
     inv = [[op.invoke if op.invoke is not None else 0 for op in lane] for lane in lanes]
     comp = [[(INF if op.complete is None else op.complete) if op.invoke is not None else INF
              for op in lane] for lane in lanes]
-    timed = any(op.invoke is not None for lane in lanes for op in lane)
     kind = [[op.kind for op in lane] for lane in lanes]
     reg = [[rindex[op.register] for op in lane] for lane in lanes]
     new = [[op.vkey for op in lane] for lane in lanes]
@@ -129,11 +139,6 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
     # lanes whose last operation is a maybe that never returned: that operation is
     # scanned apart (a pool), so that the lane scan can skip finished lanes
     pool = sorted((i for i in range(P) if need[i] < lengths[i]), key=lambda i: (inv[i][-1], i))
-    # the common case of large checks (lin, register by register), compiled
-    if timed and complete_g and len(keep) >= compiled.COMPILED_FROM:
-        from .lin_kernel import search_compiled
-
-        return search_compiled(lanes, inv, comp, kind, reg, new, old, maybe, sig, need, pool, init, budget)
 
     # configurations met, keyed by the values and a 128-bit Zobrist hash of the positions
     # (updated in O(1) per move; the positions themselves cost O(processes) to copy,
