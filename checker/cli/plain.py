@@ -14,21 +14,16 @@ from fisheye.spec.history import format_value
 from fisheye.spec.models import Model
 
 from ..errors import UsageError
+from ..lazy import lazy_names
 
 SYSTEM_HINT = "  (--system also takes an entry point of the group fisheye.systems or package.module:factory)"
 """The closing line of the examples of the commands that take ``--system``."""
 
 # the explanations' words, imported when first used (``fisheye check`` needs none of them)
-_EXPLAIN_WORDS = {"step_text": "replay_script", "edges_text": "system_text", "plural": "system_text",
-                  "system_words": "system_text"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPLAIN_WORDS:
-        import importlib
-
-        return getattr(importlib.import_module(f"fisheye.checker.explain.{_EXPLAIN_WORDS[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, {"step_text": "fisheye.checker.explain.replay_script",
+                                    "edges_text": "fisheye.checker.explain.system_text",
+                                    "plural": "fisheye.checker.explain.system_text",
+                                    "system_words": "fisheye.checker.explain.system_text"})
 
 
 def history_lines(history: dict[str, Any], indent: str) -> list[str]:
