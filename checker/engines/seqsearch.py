@@ -110,6 +110,9 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
         nbrs = [tuple(pindex[q] for q in pairs.of_process(p) if q in pindex) for p in procs]
 
     timed = any(lane[0].invoke is not None for lane in lanes)
+    # real time holds a lane back only through a neighbour's next operation: without
+    # real-time pairs between the processes (sc) there is nothing to compare
+    held = timed and nbrs is not None and any(nbrs)
     # the common case of large checks (lin, register by register), compiled
     if timed and complete_g and len(keep) >= compiled.COMPILED_FROM:
         from .lin_kernel import search_compiled
@@ -221,7 +224,7 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
         return out
 
     def _moves_general(pos: list[int], vals: tuple) -> list[tuple[int, bool]]:
-        if timed:
+        if held:
             nxt_comp = [comp[i][pos[i]] if pos[i] < lengths[i] else INF for i in range(P)]
         out: list[tuple[int, bool]] = []
         pend_sigs: set = set()
@@ -229,9 +232,9 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
             k = pos[i]
             if k >= lengths[i]:
                 continue
-            if timed:
+            if held:
                 assert nbrs is not None
-                if inv[i][k] > min((nxt_comp[q] for q in nbrs[i]), default=INF):
+                if nbrs[i] and inv[i][k] > min(nxt_comp[q] for q in nbrs[i]):
                     continue
             if judge(i, k, vals, out, pend_sigs):
                 return out
