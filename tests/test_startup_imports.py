@@ -177,6 +177,45 @@ def test_start_up_ends_once_and_resumes_the_collector_only_if_it_ran():
         gc.unfreeze()
 
 
+BYTECODE = """
+import json, os, struct, sys
+from fisheye.checker.cli.main import main
+main(sys.argv[1:])
+stale = []
+for name, module in sorted(sys.modules.items()):
+    spec = getattr(module, "__spec__", None)
+    if not name.startswith("fisheye") or spec is None or not spec.has_location:
+        continue
+    source, cached = spec.origin, spec.cached
+    try:
+        with open(cached, "rb") as f:
+            mtime, size = struct.unpack("<II", f.read(16)[8:16])
+    except OSError:
+        stale.append(name)
+        continue
+    st = os.stat(source)
+    if (mtime, size) != (int(st.st_mtime) & 0xFFFFFFFF, st.st_size & 0xFFFFFFFF):
+        stale.append(name)
+print(json.dumps(stale), file=sys.stderr)
+"""
+
+
+def test_after_bootstrap_no_module_of_a_check_is_compiled_from_source(tmp_path):
+    """The byte-compiling line of scripts/bootstrap.sh covers every module a check
+    loads: run (into an empty bytecode folder, PYTHONPYCACHEPREFIX), then a check with
+    PYTHONDONTWRITEBYTECODE set finds current bytecode there for each (the pyc's recorded
+    source time and size are the source's)."""
+    bootstrap = (ROOT / "scripts" / "bootstrap.sh").read_text().splitlines()
+    line = next(x for x in bootstrap if "compileall" in x and not x.lstrip().startswith("#"))
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(tmp_path)}
+    subprocess.run(line.replace(".venv/bin/python", sys.executable), shell=True, check=True, cwd=ROOT,
+                   timeout=300, env=env)
+    proc = subprocess.run([sys.executable, "-c", BYTECODE, "check", "examples/fig6-x2.json", "--model",
+                           "fisheye"], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          env={**env, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert json.loads(proc.stderr.strip().splitlines()[-1]) == []
+
+
 def test_top_level_help_lists_each_command_with_the_summary_its_module_registers():
     from fisheye.checker.cli.main import build_parser
 
