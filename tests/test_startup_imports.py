@@ -155,6 +155,31 @@ def test_the_program_freezes_what_is_alive_before_exit(as_program):
     assert (frozen > 10_000) if as_program else frozen == 0
 
 
+KERNELS_LOADED = """
+import gc, json, random, sys
+sys.path.insert(0, "bench")
+from histgen import cc_history
+from fisheye.checker.engines import check, compiled_kernel
+history = cc_history(random.Random(7), 4, 400, 3)
+assert len(history.ops) >= compiled_kernel.COMPILED_FROM
+passes = []
+gc.callbacks.append(lambda phase, info: passes.append(1) if phase == "stop" else None)
+verdict = check(history, "cc", engine="direct").verdict.value
+print(json.dumps([verdict, len(passes), gc.isenabled(), gc.get_freeze_count()]), file=sys.stderr)
+"""
+
+
+def test_loading_the_compiled_kernels_pauses_the_collector_then_freezes_them():
+    """A check large enough for the compiled kernels loads numba and the kernels with the
+    collector paused, then freezes them and lets the collector run again (a library call:
+    no command line involved)."""
+    proc = subprocess.run([sys.executable, "-c", KERNELS_LOADED], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+    verdict, passes, enabled, frozen = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert verdict == "consistent" and enabled and frozen > 100_000
+    assert passes < 100  # about 240 with the collector running while numba loads
+
+
 def test_start_up_ends_once_and_resumes_the_collector_only_if_it_ran():
     import gc
 

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from .compiled import COMPILED_FROM
+from .gcpause import StartUp
 
 
 class Kernel:
@@ -43,22 +44,27 @@ def _compile(kernel: Kernel) -> Callable[..., Any]:
     first compiled call: it is compiled from a copy of its Python function whose globals
     (its module's) name the compiled callees (numba resolves them when it compiles, and
     cannot call a :class:`Kernel`).  Only the kernels a check calls are loaded (each
-    costs about 20 ms)."""
+    costs about 20 ms).  Numba and the machine code it loads are long-lived objects: the
+    collector is paused while they load, then they are frozen (:class:`.gcpause.StartUp`)."""
     if kernel._compiled is None:
-        from numba import njit
-
-        f = kernel.py_func
-        namespace = dict(f.__globals__)
-        for name in f.__code__.co_names:
-            callee = namespace.get(name)
-            if isinstance(callee, Kernel):
-                namespace[name] = _compile(callee)
-        copy = types.FunctionType(f.__code__, namespace, f.__name__, f.__defaults__, f.__closure__)
-        copy.__qualname__, copy.__doc__ = f.__qualname__, f.__doc__
+        start_up = StartUp()
         try:
-            kernel._compiled = njit(kernel.signature, cache=True)(copy)
-        except RuntimeError:  # numba: "cannot cache function ...: no locator available"
-            kernel._compiled = njit(kernel.signature)(copy)
+            from numba import njit
+
+            f = kernel.py_func
+            namespace = dict(f.__globals__)
+            for name in f.__code__.co_names:
+                callee = namespace.get(name)
+                if isinstance(callee, Kernel):
+                    namespace[name] = _compile(callee)
+            copy = types.FunctionType(f.__code__, namespace, f.__name__, f.__defaults__, f.__closure__)
+            copy.__qualname__, copy.__doc__ = f.__qualname__, f.__doc__
+            try:
+                kernel._compiled = njit(kernel.signature, cache=True)(copy)
+            except RuntimeError:  # numba: "cannot cache function ...: no locator available"
+                kernel._compiled = njit(kernel.signature)(copy)
+        finally:
+            start_up.end()
     return kernel._compiled
 
 
