@@ -187,9 +187,9 @@ def test_a_small_memory_budget_chunks_and_spills_without_changing_the_report(mon
         spills.append(len(self.blocks))
         spill(self)
 
-    def recording_compiled(self, kern, frontier, nxt, chunk=engine.KERNEL_CHUNK):
+    def recording_compiled(self, kern, frontier, at, chunk=engine.KERNEL_CHUNK, *rest):
         chunks.append((chunk, len(frontier)))
-        return compiled(self, kern, frontier, nxt, chunk)
+        return compiled(self, kern, frontier, at, chunk, *rest)
 
     def report(**kw):
         r = run(make_context(PBN, "paper", variant="published"), kernel="compiled", **kw)

@@ -22,11 +22,17 @@ Budgets: ``max_states`` (distinct states: the report never counts more), ``max_d
 same on every engine) and ``timeout`` (seconds); a run cut short (or interrupted by
 Ctrl-C) reports ``complete: false`` and claims nothing about the states it did not visit.
 
-``checkpoint=DIR`` saves the search at the end of a level when ``checkpoint_every``
-seconds have passed since the last save (the first time, ``FIRST_CHECKPOINT`` seconds
-after the start at most); ``resume=True`` continues from the last save in
-``DIR`` (the same scenario and options: checked).  A resumed run gives the same report as
-an uninterrupted one (times aside).
+``checkpoint=DIR`` saves the search when ``checkpoint_every`` seconds have passed since
+the last save (the first time, ``FIRST_CHECKPOINT`` seconds after the start at most): at
+the end of a level, and with a compiled kernel also between two blocks of a level (the
+level's frontier, the rows of it already expanded, the next level so far and its keys);
+``resume=True`` continues from the last save in ``DIR`` (the same scenario and options:
+checked).  A resumed run gives the same report as an uninterrupted one (times aside).
+
+Ctrl-C (SIGINT, even when the run was started with it ignored, as a background job of a
+script is) is looked at between two blocks: the search stops there with its partial report
+and, with ``checkpoint``, a last save (within the level on the compiled path) that
+``resume`` continues; a second Ctrl-C stops at once.
 """
 
 from __future__ import annotations
@@ -36,8 +42,10 @@ import os
 import pickle
 import resource
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -57,6 +65,34 @@ FIRST_CHECKPOINT = 60.0     # seconds: the first checkpoint, whatever checkpoint
 CHUNK = 256                 # states expanded between two looks at the clock and the budgets
 KERNEL_CHUNK = 16 * CHUNK   # states per call of a compiled kernel (a multiple of CHUNK), at most
 FANOUT = 16                 # successors per state allowed for when a memory budget sizes the chunk
+INTERRUPTED = "interrupted (Ctrl-C)"
+
+
+class CtrlC:
+    """Within the block, SIGINT sets :attr:`seen` (the search looks at it between two
+    blocks of states) instead of raising wherever the interpreter happens to be; a second
+    one raises :class:`KeyboardInterrupt` at once.  The handler is installed even when
+    SIGINT was inherited ignored (a background job of a non-interactive shell), so that
+    ``kill -INT`` stops the search as Ctrl-C does; outside the main thread, nothing is
+    installed."""
+
+    def __init__(self) -> None:
+        self.seen = False
+        self._before: Any = None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.seen:
+            raise KeyboardInterrupt
+        self.seen = True
+
+    def __enter__(self) -> CtrlC:
+        if threading.current_thread() is threading.main_thread():
+            self._before = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._before is not None:
+            signal.signal(signal.SIGINT, self._before)
 
 
 def rss_bytes() -> int:
@@ -111,6 +147,17 @@ class Tally:
 
     states: int
     transitions: int
+
+
+@dataclass(frozen=True)
+class WithinLevel:
+    """Where a level of a compiled search stands between two blocks: ``done`` rows of its
+    frontier expanded (a multiple of CHUNK), the next level so far (``nxt``) and its keys
+    (``seen``)."""
+
+    done: int
+    nxt: RowFrontier
+    seen: SortedRuns
 
 
 @dataclass(frozen=True)
@@ -178,6 +225,7 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
         return max(1 << 16, (memory - 2 * visited.nbytes - (256 << 20)) // 2)
 
     transitions = 0
+    within: WithinLevel | None = None    # a level resumed from a save within it
     elapsed_before = 0.0
     cpu_before = 0.0
     if resume:
@@ -199,12 +247,13 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
         elapsed_before, cpu_before = meta["seconds"], meta["cpu_seconds"]
         with open(os.path.join(ck, "builder.pkl"), "rb") as f:
             builder.restore(pickle.load(f))
-        log.truncate(depth)
         if kern is None:
+            log.truncate(depth)
             frontier = Frontier.load(os.path.join(ck, "frontier.bin"), spill_dir, budget(), f"d{depth}")
         else:
             frontier = RowFrontier.load(os.path.join(ck, "frontier.bin"), spill_dir, budget(), f"d{depth}",
                                         kern.width, kern.dtype)
+            within = _load_within(ck, meta, log, depth, spill_dir, budget(), kern)
     else:
         if kern is None:
             b0 = ctx.codec.encode(system.initial())
@@ -232,36 +281,53 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
     def elapsed() -> float:
         return elapsed_before + time.perf_counter() - start
 
+    def save(at: WithinLevel | None = None) -> None:
+        nonlocal last_ckpt
+        _save(base, sig, depth, tally.states, tally.transitions, elapsed(),
+              cpu_before + time.process_time() - cpu0, visited, frontier, builder,
+              log if exact else None, at, None if at is None else log.logged())
+        last_ckpt = time.perf_counter()
+
+    def save_within(at: WithinLevel, stopped: str | None) -> None:
+        """After a block of a compiled level: save there when it is time, or when Ctrl-C
+        stopped the search."""
+        if checkpoint is not None and (stopped == INTERRUPTED or stopped is None and
+                                       time.perf_counter() - last_ckpt >= checkpoint_every):
+            save(at)
+
     try:
-        while len(frontier) and stopped is None:
-            if max_depth is not None and depth >= max_depth:
-                stopped = f"depth bound ({max_depth}) reached"
-                break
-            level = Level(ctx, visited, log, builder, depth, max_states, progress, timeout, elapsed,
-                          on_terminal, tally)
-            if kern is None:
-                nxt, new, stopped = level.python(frontier, Frontier(spill_dir, budget(), f"d{depth + 1}"))
-            else:
-                nxt, new, stopped = level.compiled(kern, frontier, RowFrontier(
-                    spill_dir, budget(), f"d{depth + 1}", kern.width, kern.dtype),
-                    kernel_chunk(budget(), kern.width * np.dtype(kern.dtype).itemsize))
-            log.end_level(depth + 1)
-            visited.merge(new)
-            del new
-            if on_level is not None:
-                why = on_level(depth, tally.states)
-                if why and stopped is None and len(nxt):
-                    stopped = why
-            frontier = nxt
-            if stopped is None and len(frontier):
-                depth += 1
-                if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_every:
-                    _save(base, sig, depth, tally.states, tally.transitions, elapsed(),
-                          cpu_before + time.process_time() - cpu0, visited, frontier, builder,
-                          log if exact else None)
-                    last_ckpt = time.perf_counter()
+        with CtrlC() as ctrl_c:
+            while len(frontier) and stopped is None:
+                if max_depth is not None and depth >= max_depth:
+                    stopped = f"depth bound ({max_depth}) reached"
+                    break
+                level = Level(ctx, visited, log, builder, depth, max_states, progress, timeout, elapsed,
+                              on_terminal, tally, ctrl_c)
+                if kern is None:
+                    nxt, new, stopped = level.python(frontier, Frontier(spill_dir, budget(), f"d{depth + 1}"))
+                else:
+                    if within is None:
+                        within = WithinLevel(0, RowFrontier(spill_dir, budget(), f"d{depth + 1}", kern.width,
+                                                            kern.dtype), SortedRuns())
+                    nxt, new, stopped = level.compiled(
+                        kern, frontier, within,
+                        kernel_chunk(budget(), kern.width * np.dtype(kern.dtype).itemsize), save_within)
+                    within = None
+                    frontier.discard()
+                log.end_level(depth + 1)
+                visited.merge(new)
+                del new
+                if on_level is not None:
+                    why = on_level(depth, tally.states)
+                    if why and stopped is None and len(nxt):
+                        stopped = why
+                frontier = nxt
+                if stopped is None and len(frontier):
+                    depth += 1
+                    if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_every:
+                        save()
     except KeyboardInterrupt:
-        stopped = "interrupted (Ctrl-C)"
+        stopped = INTERRUPTED
     states, transitions = tally.states, tally.transitions
     if progress is not None:
         progress.update(states, depth, len(frontier), force=True, memory=rss_bytes(), elapsed=elapsed())
@@ -291,13 +357,24 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
 
 
 def _save(base: str, sig: dict[str, Any], depth: int, states: int, transitions: int, seconds: float,
-          cpu: float, visited: Any, frontier: Frontier, builder: ReportBuilder, log: Any) -> None:
-    """Write the checkpoint atomically: a complete directory, then renamed into place."""
+          cpu: float, visited: Any, frontier: Frontier | RowFrontier, builder: ReportBuilder, log: Any,
+          within: WithinLevel | None = None, logged: int | None = None) -> None:
+    """Write the checkpoint atomically: a complete directory, then renamed into place.
+    ``within``: the save comes between two blocks of the level of ``frontier`` (which is
+    saved whole, with the rows already expanded, the next level so far and its keys, and
+    ``logged``, the states of the parent log's level being written)."""
     tmp = os.path.join(base, "checkpoint.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
     visited.save(os.path.join(tmp, "visited.bin"))
     frontier.save(os.path.join(tmp, "frontier.bin"))
+    position: dict[str, int] = {}
+    if within is not None:
+        assert isinstance(within.nxt, RowFrontier) and logged is not None
+        within.nxt.save(os.path.join(tmp, "next.bin"))
+        with open(os.path.join(tmp, "next-keys.bin"), "wb") as f:
+            np.save(f, within.seen.sorted())
+        position = {"expanded": within.done, "logged": logged}
     with open(os.path.join(tmp, "builder.pkl"), "wb") as f:
         pickle.dump(builder.snapshot(), f, protocol=pickle.HIGHEST_PROTOCOL)
     if log is not None:
@@ -305,7 +382,7 @@ def _save(base: str, sig: dict[str, Any], depth: int, states: int, transitions: 
             pickle.dump(log, f, protocol=pickle.HIGHEST_PROTOCOL)
     with open(os.path.join(tmp, "meta.json"), "w") as f:
         json.dump({"signature": sig, "depth": depth, "states": states, "transitions": transitions,
-                   "seconds": seconds, "cpu_seconds": cpu}, f)
+                   "seconds": seconds, "cpu_seconds": cpu, **position}, f)
     final, old = os.path.join(base, "checkpoint"), os.path.join(base, "checkpoint.old")
     shutil.rmtree(old, ignore_errors=True)
     if os.path.isdir(final):
@@ -313,6 +390,21 @@ def _save(base: str, sig: dict[str, Any], depth: int, states: int, transitions: 
     os.replace(tmp, final)
     shutil.rmtree(old, ignore_errors=True)
 
+
+def _load_within(ck: str, meta: dict[str, Any], log: Any, depth: int, spill_dir: str, budget: int | None,
+                 kern: Any) -> WithinLevel | None:
+    """The position within the level of a checkpoint saved between two blocks (None for
+    one saved at the end of a level); the parent log is cut back to the checkpoint."""
+    if "expanded" not in meta:
+        log.truncate(depth)
+        return None
+    log.resume_level(depth, meta["logged"])
+    nxt = RowFrontier.load(os.path.join(ck, "next.bin"), spill_dir, budget, f"d{depth + 1}", kern.width,
+                           kern.dtype)
+    seen = SortedRuns()
+    with open(os.path.join(ck, "next-keys.bin"), "rb") as f:
+        seen.add(np.load(f))
+    return WithinLevel(meta["expanded"], nxt, seen)
 
 
 @dataclass
@@ -331,6 +423,7 @@ class Level:
     elapsed: Callable[[], float]
     on_terminal: Callable[[Any, str], None] | None
     tally: Tally
+    ctrl_c: CtrlC | None = None
 
     def _full(self) -> bool:
         return self.max_states is not None and self.tally.states >= self.max_states
@@ -339,6 +432,8 @@ class Level:
         return f"max-states budget ({self.max_states:,}) reached"
 
     def _after_chunk(self, width: int) -> str | None:
+        if self.ctrl_c is not None and self.ctrl_c.seen:
+            return INTERRUPTED
         if self.progress is not None:
             self.progress.update(self.tally.states, self.depth, width, memory=rss_bytes(),
                                  elapsed=self.elapsed())
@@ -407,21 +502,26 @@ class Level:
             stopped = stopped or self._after_chunk(width)
         return nxt, new, stopped
 
-    def compiled(self, kern: Any, frontier: RowFrontier, nxt: RowFrontier, chunk: int = KERNEL_CHUNK
+    def compiled(self, kern: Any, frontier: RowFrontier, at: WithinLevel, chunk: int = KERNEL_CHUNK,
+                 after_block: Callable[[WithinLevel, str | None], None] | None = None
                  ) -> tuple[RowFrontier, np.ndarray, str | None]:
-        """The level with a compiled kernel, ``chunk`` states per call, deduplicated
-        in bulk (sorted fingerprints).  The report is the Python form's: blocks start at
-        multiples of CHUNK of the level, and a search cut by ``max_states`` counts the
-        states, transitions and terminals of the CHUNK-state pieces the Python form
-        expands before it stops."""
+        """The level with a compiled kernel, from ``at`` (its start, or where a checkpoint
+        within it stood), ``chunk`` states per call, deduplicated in bulk (sorted
+        fingerprints); ``after_block`` sees where the level stands after each block and
+        why the search stops there, if it does (except for ``max_states``, which may stop
+        within a block).  The report is the Python form's: blocks start at multiples of
+        CHUNK of the level, and a search cut by ``max_states`` counts the states,
+        transitions and terminals of the CHUNK-state pieces the Python form expands
+        before it stops."""
         from fisheye.impl.kernel_api import INNER as K_INNER
         from fisheye.impl.kernel_api import PRUNED as K_PRUNED
 
         tally, builder = self.tally, self.builder
         width = len(frontier)
         stopped: str | None = None
-        seen = SortedRuns()                         # this level's admitted keys
-        for rows in _blocks(frontier, chunk, kern.width, kern.dtype):
+        nxt, seen = at.nxt, at.seen                 # the next level and its keys, so far
+        done = at.done
+        for rows in _blocks(frontier, chunk, kern.width, kern.dtype, skip=done):
             batch = kern.expand(rows)
             keys = batch.keys
             cand = np.flatnonzero(~self.visited.known(keys))
@@ -454,7 +554,10 @@ class Level:
                     self._terminal(kern.decode(rows[idx]), pk)
             if stopped is not None:
                 break
+            done += rows.shape[0]
             stopped = self._after_chunk(width)
+            if after_block is not None and (stopped is not None or done < width):
+                after_block(WithinLevel(done, nxt, seen), stopped)
             if stopped is not None:
                 break
         return nxt, seen.sorted(), stopped
@@ -470,11 +573,16 @@ def kernel_chunk(budget: int | None, row_bytes: int) -> int:
     return max(CHUNK, min(KERNEL_CHUNK, fit // CHUNK * CHUNK))
 
 
-def _blocks(frontier: RowFrontier, size: int, width: int, dtype: Any) -> Iterator[np.ndarray]:
-    """The frontier's rows in blocks of ``size`` (the last one shorter), in order."""
+def _blocks(frontier: RowFrontier, size: int, width: int, dtype: Any, skip: int = 0) -> Iterator[np.ndarray]:
+    """The frontier's rows after the first ``skip`` in blocks of ``size`` (the last one
+    shorter), in order."""
     buf: list[np.ndarray] = []
     held = 0
     for rows in frontier:
+        if skip >= rows.shape[0]:
+            skip -= rows.shape[0]
+            continue
+        rows, skip = rows[skip:], 0
         start = 0
         while start < rows.shape[0]:
             take = min(size - held, rows.shape[0] - start)

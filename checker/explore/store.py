@@ -168,6 +168,7 @@ class DiskLog:
         self._parents: list[int] = []
         self._steps: list[int] = []
         self._open: str | None = None       # the level file being written (``.tmp``)
+        self._written = 0                   # states in it
 
     def add(self, key: int, parent: int, step: int) -> None:
         self._keys.append(key)
@@ -191,6 +192,26 @@ class DiskLog:
             open(self._open, "wb").close()
         with open(self._open, "ab") as f:
             a.tofile(f)
+        self._written += len(a)
+
+    def logged(self) -> int:
+        """The states of the level being written, all on disk once this returns (a
+        checkpoint within a level records it)."""
+        self._flush()
+        return self._written
+
+    def resume_level(self, depth: int, logged: int) -> None:
+        """Continue level ``depth + 1`` after its first ``logged`` states (a checkpoint
+        within a level): they are taken from the level's file, finished or not, and
+        every later level is forgotten."""
+        done = self._path(depth + 1)
+        source = done if os.path.exists(done) else os.path.join(self.dir, "level.tmp")
+        head = np.fromfile(source, dtype=_LOG_DTYPE, count=logged) if logged else np.empty(0, _LOG_DTYPE)
+        if len(head) != logged:
+            raise ValueError(f"{self.dir}: the parent log holds {len(head):,} states of level "
+                             f"{depth + 1}, and the checkpoint {logged:,}")
+        self.truncate(depth)
+        self._append(head)
 
     def _flush(self) -> None:
         """Append the states added one by one to the level's file."""
@@ -364,7 +385,8 @@ class RowFrontier:
     ``width`` integers), in discovery order; above ``budget`` bytes held in memory, the
     held rows are appended to the level's spill file in ``directory`` (raw rows).
     Iteration yields blocks of rows, the spilled ones read back ``PIECE`` bytes at a time,
-    so that reading a level holds no more than that besides the rows never spilled."""
+    so that reading a level holds no more than that besides the rows never spilled; the
+    spill file stays until :meth:`discard` (a checkpoint within the level saves it)."""
 
     PIECE = 16 << 20
 
@@ -413,10 +435,14 @@ class RowFrontier:
 
     def __iter__(self) -> Iterator[np.ndarray]:
         yield from self._pieces()
+        yield from self.blocks
+
+    def discard(self) -> None:
+        """Drop the rows (the level is expanded), the spill file included."""
         if self.spilled:
             assert self.path is not None
             os.remove(self.path)
-        yield from self.blocks
+        self.blocks, self.held, self.spilled = [], 0, 0
 
     def save(self, path: str) -> None:
         """Write the whole level to one ``.npy`` file (a checkpoint), a piece at a time;
