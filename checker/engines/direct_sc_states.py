@@ -128,7 +128,11 @@ def solve_sc_states(ix: Index, budget: Budget, order: DOrder | None = None) -> t
     stack: list[tuple[tuple[int, ...], tuple[Any, ...], int, tuple[int, ...], int]] = [
         (f0, mem0, len(path), order(f0, mem0), 0)]
     seen.add((f0, mem0))
+    steps = 0
     while stack:
+        steps += 1
+        if not steps & 0xFFF:
+            budget.tick(0)  # the deadline, also while backtracking (no new state counted)
         front, mem, plen, cands, ci = stack.pop()
         for u in path[plen:]:
             (wpending if is_write[u] else pending)[(reg[u], vkey[u])] += 1
