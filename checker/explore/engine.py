@@ -211,15 +211,15 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
     spill_dir = os.path.join(base, "frontier")
     shutil.rmtree(spill_dir, ignore_errors=True)       # a killed run's spilled levels
     os.makedirs(spill_dir)
-    visited = ExactSet() if exact else FingerprintSet()
+    visited = ExactSet() if exact else FingerprintSet(spill_dir)
     key = visited.key
     log = MemoryLog() if exact else DiskLog(os.path.join(base, "log"))
     sig = _signature(ctx, exact, kernel_name(kern))
 
     def budget() -> int | None:
-        """The bytes of one frontier held in memory: half of what the visited set (twice
-        its size while a level is merged in) and a fixed allowance leave, the other half
-        being the frontier read while this one is written."""
+        """The bytes of one frontier held in memory: half of what the visited set, as much
+        again for the level's keys and their merge into it, and a fixed allowance leave,
+        the other half being the frontier read while this one is written."""
         if memory is None:
             return None
         return max(1 << 16, (memory - 2 * visited.nbytes - (256 << 20)) // 2)

@@ -3,7 +3,10 @@ frontier, each with a memory-lean form for long runs.
 
 * :class:`FingerprintSet` -- the visited set as 64-bit fingerprints
   (:func:`fisheye.checker.explore.codec.fingerprint` of the encoded state) in one sorted
-  ``numpy.uint64`` array: 8 bytes per visited state (16 while a level is merged in).
+  ``numpy.uint64`` array: 8 bytes per visited state.  A level is merged in through a file
+  (piece by piece, at most ``MERGE_PIECE`` old and new keys at a time, then read back once
+  the old array is freed), so that the merge holds a piece besides the two sets, not a
+  second copy of the visited set; a small set is merged in memory.
   Two distinct states with one fingerprint would make the search skip the second: the
   report gives the birthday bound on that probability.  :class:`ExactSet` keeps the
   encoded states themselves instead (no collision possible; for small runs).
@@ -20,6 +23,7 @@ from __future__ import annotations
 import os
 import pickle
 import struct
+import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -28,6 +32,9 @@ import numpy as np
 from .codec import fingerprint
 
 NO_PARENT = 0xFFFF
+MERGE_PIECE = 1 << 22
+"""Old keys of the visited set merged at a time with a level's (32 MiB); a visited set of
+at most this many keys is merged in memory."""
 
 
 class FingerprintSet:
@@ -35,8 +42,11 @@ class FingerprintSet:
 
     exact = False
 
-    def __init__(self) -> None:
+    def __init__(self, directory: str | None = None) -> None:
+        """``directory``: where a large merge writes its file (default: the system's
+        temporary directory)."""
         self.old = np.zeros(0, dtype=np.uint64)
+        self.dir = directory
 
     key = staticmethod(fingerprint)
 
@@ -62,7 +72,25 @@ class FingerprintSet:
         if not new.size:
             return
         new.sort()
-        self.old = np.insert(self.old, np.searchsorted(self.old, new), new)
+        if self.old.size <= MERGE_PIECE:
+            self.old = np.insert(self.old, np.searchsorted(self.old, new), new)
+            return
+        old, self.old = self.old, np.zeros(0, dtype=np.uint64)
+        total = old.size + new.size
+        with tempfile.TemporaryFile(dir=self.dir, prefix="fisheye-visited-") as f:
+            old_start = new_start = 0
+            while old_start < old.size or new_start < new.size:     # at most a piece of each
+                old_end = min(old.size, old_start + MERGE_PIECE)
+                new_end = new.size if old_end == old.size else int(np.searchsorted(new, old[old_end]))
+                if new_end - new_start > MERGE_PIECE:
+                    new_end = new_start + MERGE_PIECE
+                    old_end = int(np.searchsorted(old, new[new_end]))
+                piece, add = old[old_start:old_end], new[new_start:new_end]
+                np.insert(piece, np.searchsorted(piece, add), add).tofile(f)
+                old_start, new_start = old_end, new_end
+            del old, new, piece, add        # freed before the merged set is read back
+            f.seek(0)
+            self.old = np.fromfile(f, dtype=np.uint64, count=total)
 
     @property
     def nbytes(self) -> int:

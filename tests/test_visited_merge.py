@@ -1,0 +1,48 @@
+"""A level merged into the visited set of the local search holds a piece besides the two
+sets, never a second copy of the visited set (the merge goes through a file, piece by
+piece), and gives the sorted union the in-memory merge gives."""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from fisheye.checker.explore import store
+
+
+@pytest.mark.parametrize("piece", [1, 3, 17, 1 << 22])
+def test_the_merge_is_the_sorted_union_whatever_the_piece(monkeypatch, tmp_path, piece):
+    monkeypatch.setattr(store, "MERGE_PIECE", piece)
+    rng = np.random.default_rng(piece)
+    for _ in range(60):
+        keys = np.unique(rng.integers(0, 500, size=int(rng.integers(0, 200)), dtype=np.uint64))
+        rng.shuffle(keys)
+        visited, expected = store.FingerprintSet(str(tmp_path)), np.zeros(0, np.uint64)
+        for part in np.array_split(keys, int(rng.integers(1, 5))):
+            visited.merge(part)
+            expected = np.union1d(expected, part)
+            assert visited.old.dtype == np.uint64 and np.array_equal(visited.old, expected)
+            assert visited.known(expected).all()
+
+
+def test_merging_a_level_holds_no_second_copy_of_the_visited_set(monkeypatch, tmp_path):
+    monkeypatch.setattr(store, "MERGE_PIECE", 10_000)
+    rng = np.random.default_rng(7)
+    tracemalloc.start()                 # numpy's arrays are traced from their allocation
+    try:
+        visited = store.FingerprintSet(str(tmp_path))
+        visited.merge(rng.integers(0, 2**63, size=1_000_000, dtype=np.uint64))
+        level = rng.integers(2**63, 2**64 - 1, size=50_000, dtype=np.uint64)
+        level[::2] -= np.uint64(2**63)      # half among the old keys, half after them all
+        tracemalloc.reset_peak()
+        held = tracemalloc.get_traced_memory()[0]
+        visited.merge(level)
+        peak = tracemalloc.get_traced_memory()[1] - held
+    finally:
+        tracemalloc.stop()
+    assert len(visited) == 1_050_000 and bool(np.all(visited.old[1:] > visited.old[:-1]))
+    # beyond what was held (the old set, 8 MB): the level's sorted keys and a piece, then
+    # the merged set (8.4 MB) once the old one is freed; an in-memory merge adds 8.4 MB
+    assert peak < 8 * 1_000_000 // 4, peak
