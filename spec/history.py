@@ -38,6 +38,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -247,11 +248,11 @@ class History:
     def index_of_ref(self) -> dict[tuple[str, int], Op]:
         return {(op.process, op.index): op for op in self.ops}
 
-    @property
+    @cached_property
     def differentiated(self) -> bool:
         """True when no two writes to the same register write the same value, and no
         write writes its register's initial value (then each read has at most one
-        possible source)."""
+        possible source).  Computed once (a pass over the operations)."""
         seen: set[tuple[str, Any]] = set()
         for op in self.ops:
             if not op.writes:

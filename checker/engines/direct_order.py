@@ -224,6 +224,8 @@ class Index:
         # value is the register's initial value
         by_value: dict[tuple[str, object], list[int]] = {}
         for op in ops:
+            if not op.uid & 0xFFFF:
+                tick()
             if op.is_write:
                 by_value.setdefault((op.register, op.vkey), []).append(op.uid)
         tick()
