@@ -1,4 +1,4 @@
-"""A compiled search saves its checkpoint between two blocks of a level, not only at the
+"""The local search saves its checkpoint between two blocks of a level, not only at the
 end of one (a level of millions of states would otherwise delay the first save past a
 kill), and Ctrl-C stops it between two blocks, with its partial report and a last save,
 even when SIGINT was inherited ignored (a background job of a script).  A run resumed
@@ -36,13 +36,18 @@ def meta(d: str) -> dict:
         return json.load(f)
 
 
-@pytest.mark.parametrize("later", [1, 40])
-def test_a_run_killed_after_a_save_within_a_level_resumes_with_the_same_report(tmp_path, monkeypatch, later):
+@pytest.mark.parametrize("later, kernel, exact", [
+    (1, "compiled", False), (40, "compiled", False), (1, "python", False), (40, "python", False),
+    (40, "python", True)])
+def test_a_run_killed_after_a_save_within_a_level_resumes_with_the_same_report(tmp_path, monkeypatch, later,
+                                                                               kernel, exact):
     """The run saves after every block of 256 states (a tiny memory budget), and is
     killed ``later`` blocks after its first save within a level: its parent log and next
-    level have moved on (by then, over a level's end too) and are cut back on resume."""
+    level have moved on (by then, over a level's end too) and are cut back on resume.
+    The compiled kernel and the Python form (fingerprints, or exact states and the log in
+    memory)."""
     ctx = make_context(PBN, "paper")
-    whole = run(ctx, kernel="compiled")
+    whole = run(ctx, kernel=kernel, exact=exact)
     real_save, saves = engine._save, []
 
     def killing_save(*args, **kwargs):
@@ -57,7 +62,7 @@ def test_a_run_killed_after_a_save_within_a_level_resumes_with_the_same_report(t
     monkeypatch.setattr(engine, "_save", killing_save)
     with pytest.raises(Killed):
         engine.explore(ctx, ReportBuilder(ctx, "protocol"), checkpoint=d, checkpoint_every=0, memory=1,
-                       kernel="compiled")
+                       kernel=kernel, exact=exact)
     monkeypatch.setattr(engine, "_save", real_save)
     saved = meta(d)
     assert saves[0], "the first save counted is within a level"
@@ -66,7 +71,7 @@ def test_a_run_killed_after_a_save_within_a_level_resumes_with_the_same_report(t
     else:
         assert not all(saves), "a level ended between the first save and the kill"
     resumed = engine.explore(ctx, ReportBuilder(ctx, "protocol"), checkpoint=d, resume=True, memory=1,
-                             kernel="compiled")
+                             kernel=kernel, exact=exact)
     assert resumed["resumed"] and resumed["complete"]
     assert kept(resumed) == kept(whole)
 

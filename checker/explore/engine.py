@@ -24,19 +24,20 @@ Ctrl-C) reports ``complete: false`` and claims nothing about the states it did n
 
 ``checkpoint=DIR`` saves the search when ``checkpoint_every`` seconds have passed since
 the last save (the first time, ``FIRST_CHECKPOINT`` seconds after the start at most): at
-the end of a level, and with a compiled kernel also between two blocks of a level (the
-level's frontier, the rows of it already expanded, the next level so far and its keys);
+the end of a level, or between two blocks of a level (the level's frontier, the states of
+it already expanded, the next level so far and its keys);
 ``resume=True`` continues from the last save in ``DIR`` (the same scenario and options:
 checked).  A resumed run gives the same report as an uninterrupted one (times aside).
 
 Ctrl-C (SIGINT, even when the run was started with it ignored, as a background job of a
 script is) is looked at between two blocks: the search stops there with its partial report
-and, with ``checkpoint``, a last save (within the level on the compiled path) that
-``resume`` continues; a second Ctrl-C stops at once.
+and, with ``checkpoint``, a last save there that ``resume`` continues; a second Ctrl-C
+stops at once.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import pickle
@@ -151,13 +152,13 @@ class Tally:
 
 @dataclass(frozen=True)
 class WithinLevel:
-    """Where a level of a compiled search stands between two blocks: ``done`` rows of its
-    frontier expanded (a multiple of CHUNK), the next level so far (``nxt``) and its keys
-    (``seen``)."""
+    """Where a level stands between two blocks: ``done`` states of its frontier expanded
+    (a multiple of CHUNK), the next level so far (``nxt``) and its keys (``seen``: a
+    set on the Python path, sorted runs on the compiled one)."""
 
     done: int
-    nxt: RowFrontier
-    seen: SortedRuns
+    nxt: Frontier | RowFrontier
+    seen: set[Any] | SortedRuns
 
 
 @dataclass(frozen=True)
@@ -248,12 +249,11 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
         with open(os.path.join(ck, "builder.pkl"), "rb") as f:
             builder.restore(pickle.load(f))
         if kern is None:
-            log.truncate(depth)
             frontier = Frontier.load(os.path.join(ck, "frontier.bin"), spill_dir, budget(), f"d{depth}")
         else:
             frontier = RowFrontier.load(os.path.join(ck, "frontier.bin"), spill_dir, budget(), f"d{depth}",
                                         kern.width, kern.dtype)
-            within = _load_within(ck, meta, log, depth, spill_dir, budget(), kern)
+        within = _load_within(ck, meta, log, depth, spill_dir, budget(), kern)
     else:
         if kern is None:
             b0 = ctx.codec.encode(system.initial())
@@ -289,8 +289,8 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
         last_ckpt = time.perf_counter()
 
     def save_within(at: WithinLevel, stopped: str | None) -> None:
-        """After a block of a compiled level: save there when it is time, or when Ctrl-C
-        stopped the search."""
+        """After a block of a level: save there when it is time, or when Ctrl-C stopped
+        the search."""
         if checkpoint is not None and (stopped == INTERRUPTED or stopped is None and
                                        time.perf_counter() - last_ckpt >= checkpoint_every):
             save(at)
@@ -304,7 +304,9 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
                 level = Level(ctx, visited, log, builder, depth, max_states, progress, timeout, elapsed,
                               on_terminal, tally, ctrl_c)
                 if kern is None:
-                    nxt, new, stopped = level.python(frontier, Frontier(spill_dir, budget(), f"d{depth + 1}"))
+                    if within is None:
+                        within = WithinLevel(0, Frontier(spill_dir, budget(), f"d{depth + 1}"), set())
+                    nxt, new, stopped = level.python(frontier, within, save_within)
                 else:
                     if within is None:
                         within = WithinLevel(0, RowFrontier(spill_dir, budget(), f"d{depth + 1}", kern.width,
@@ -312,8 +314,8 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
                     nxt, new, stopped = level.compiled(
                         kern, frontier, within,
                         kernel_chunk(budget(), kern.width * np.dtype(kern.dtype).itemsize), save_within)
-                    within = None
-                    frontier.discard()
+                within = None
+                frontier.discard()
                 log.end_level(depth + 1)
                 visited.merge(new)
                 del new
@@ -370,10 +372,13 @@ def _save(base: str, sig: dict[str, Any], depth: int, states: int, transitions: 
     frontier.save(os.path.join(tmp, "frontier.bin"))
     position: dict[str, int] = {}
     if within is not None:
-        assert isinstance(within.nxt, RowFrontier) and logged is not None
+        assert logged is not None
         within.nxt.save(os.path.join(tmp, "next.bin"))
         with open(os.path.join(tmp, "next-keys.bin"), "wb") as f:
-            np.save(f, within.seen.sorted())
+            if isinstance(within.seen, SortedRuns):
+                np.save(f, within.seen.sorted())
+            else:
+                pickle.dump(within.seen, f, protocol=pickle.HIGHEST_PROTOCOL)
         position = {"expanded": within.done, "logged": logged}
     with open(os.path.join(tmp, "builder.pkl"), "wb") as f:
         pickle.dump(builder.snapshot(), f, protocol=pickle.HIGHEST_PROTOCOL)
@@ -399,12 +404,16 @@ def _load_within(ck: str, meta: dict[str, Any], log: Any, depth: int, spill_dir:
         log.truncate(depth)
         return None
     log.resume_level(depth, meta["logged"])
-    nxt = RowFrontier.load(os.path.join(ck, "next.bin"), spill_dir, budget, f"d{depth + 1}", kern.width,
-                           kern.dtype)
-    seen = SortedRuns()
+    path = os.path.join(ck, "next.bin")
+    if kern is None:
+        with open(os.path.join(ck, "next-keys.bin"), "rb") as f:
+            return WithinLevel(meta["expanded"], Frontier.load(path, spill_dir, budget, f"d{depth + 1}"),
+                               pickle.load(f))
+    runs = SortedRuns()
     with open(os.path.join(ck, "next-keys.bin"), "rb") as f:
-        seen.add(np.load(f))
-    return WithinLevel(meta["expanded"], nxt, seen)
+        runs.add(np.load(f))
+    nxt = RowFrontier.load(path, spill_dir, budget, f"d{depth + 1}", kern.width, kern.dtype)
+    return WithinLevel(meta["expanded"], nxt, runs)
 
 
 @dataclass
@@ -454,15 +463,22 @@ class Level:
         assert e.record is not None
         self.builder.add_terminal(e.record, self.depth, ScheduleRef(self.depth, key))
 
-    def python(self, frontier: Frontier, nxt: Frontier) -> tuple[Frontier, set[Any], str | None]:
-        """The level with the system's Python form, CHUNK states at a time."""
+    def python(self, frontier: Frontier, at: WithinLevel,
+               after_block: Callable[[WithinLevel, str | None], None] | None = None
+               ) -> tuple[Frontier, set[Any], str | None]:
+        """The level with the system's Python form, from ``at`` (its start, or where a
+        checkpoint within it stood), CHUNK states at a time; ``after_block`` as for
+        :meth:`compiled`."""
         ctx, tally, log, builder = self.ctx, self.tally, self.log, self.builder
         decode, key = ctx.codec.decode, self.visited.key
         width = len(frontier)
         stopped: str | None = None
-        new: set[Any] = set()
+        nxt, new, done = at.nxt, at.seen, at.done
+        assert isinstance(nxt, Frontier) and isinstance(new, set)
         chunk: list[bytes] = []
         it = iter(frontier)
+        for _ in itertools.islice(it, done):    # expanded before the checkpoint
+            pass
         exhausted = False
         while not exhausted and stopped is None:
             chunk.clear()
@@ -499,7 +515,11 @@ class Level:
                 nxt.append(child)
                 log.add(k, pk, idx)
                 tally.states += 1
-            stopped = stopped or self._after_chunk(width)
+            if stopped is None:
+                done += len(chunk)
+                stopped = self._after_chunk(width)
+                if after_block is not None and (stopped is not None or done < width):
+                    after_block(WithinLevel(done, nxt, new), stopped)
         return nxt, new, stopped
 
     def compiled(self, kern: Any, frontier: RowFrontier, at: WithinLevel, chunk: int = KERNEL_CHUNK,

@@ -333,6 +333,18 @@ class MemoryLog:
         del self.levels[depth + 1:]
         self._cur = {}
 
+    def logged(self) -> int:
+        """The states of the level being written (saved with the log itself)."""
+        return len(self._cur)
+
+    def resume_level(self, depth: int, logged: int) -> None:
+        """Continue level ``depth + 1`` from a checkpoint within it: the log was saved
+        with it, its level in progress included."""
+        if len(self._cur) != logged:
+            raise ValueError(f"the parent log holds {len(self._cur):,} states of level {depth + 1}, "
+                             f"and the checkpoint {logged:,}")
+        del self.levels[depth + 1:]
+
 
 # ---- the frontier --------------------------------------------------------------------------
 
@@ -341,7 +353,8 @@ _REC = struct.Struct("<I")
 
 class Frontier:
     """The encoded states of one level in discovery order; above ``budget`` bytes held in
-    memory, the held part is appended to a spill file in ``directory``."""
+    memory, the held part is appended to a spill file in ``directory``.  The spill files
+    stay until :meth:`discard` (a checkpoint within the level saves them)."""
 
     OVERHEAD = 41           # a bytes object's header and its list slot, roughly
 
@@ -383,8 +396,14 @@ class Frontier:
                 (m,) = _REC.unpack_from(buf, k)
                 yield buf[k + 4:k + 4 + m]
                 k += 4 + m
-            os.remove(path)
+            del buf
         yield from self.items
+
+    def discard(self) -> None:
+        """Drop the states (the level is expanded), the spill files included."""
+        for path in self.files:
+            os.remove(path)
+        self.items, self.files, self.held, self.spilled = [], [], 0, 0
 
     def save(self, path: str) -> None:
         """Write the whole level to one file (a checkpoint); the frontier is unchanged."""
