@@ -32,7 +32,7 @@ checked).  A resumed run gives the same report as an uninterrupted one (times as
 Ctrl-C (SIGINT, even when the run was started with it ignored, as a background job of a
 script is) is looked at between two blocks: the search stops there with its partial report
 and, with ``checkpoint``, a last save there that ``resume`` continues; a second Ctrl-C
-stops at once.
+stops at once, within a block (the report counts what was admitted; no save).
 """
 
 from __future__ import annotations
