@@ -517,3 +517,22 @@ def test_the_compiled_kernels_work_where_numba_can_write_no_cache() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["consistent", "violation"]
+
+
+@pytest.mark.parametrize("timed", [False, True])
+def test_a_shortcut_that_runs_out_of_budget_leaves_the_search_to_decide(monkeypatch, timed: bool) -> None:
+    """The serialisation (repeated values) and linearization (real time) shortcuts give up
+    when their small budget runs out: the full search then decides, no crash."""
+    from fisheye.checker.engines import lin, seqsearch
+    from fisheye.checker.engines.search_budget import BudgetExhausted
+
+    def out_of_budget(*args: object) -> None:
+        raise BudgetExhausted("the shortcut's budget ran out")
+
+    monkeypatch.setattr(seqsearch, "search", out_of_budget)
+    monkeypatch.setattr(lin, "linearization", out_of_budget)
+    t = [{"t": [0, 1]}] if timed else []
+    h = History.build({"a": [["w", "X", 1, *t]], "b": [["r", "X", 1, *t]], "c": [["w", "X", 1, *t]]})
+    assert not h.differentiated and h.timed is timed
+    res = check(h, "sc", engine="direct")
+    assert res.verdict is Verdict.CONSISTENT, res.message

@@ -218,14 +218,14 @@ def _linearization_first(history: History, budget: Budget) -> list[int] | None:
     decide)."""
     if not history.timed:
         return None
-    from . import seqsearch
+    from . import search_budget
     from .lin import linearization
 
     left = None if budget.timeout is None else budget.timeout - (time.monotonic() - budget.start)
-    sub = seqsearch.Budget(max_states=LINEARIZATION_STATES * len(history.ops) + 1000, timeout=left)
+    sub = search_budget.Budget(max_states=LINEARIZATION_STATES * len(history.ops) + 1000, timeout=left)
     try:
         return linearization(history, sub)
-    except seqsearch.BudgetExhausted:
+    except search_budget.BudgetExhausted:
         return None
     finally:
         budget.tick(sub.states // 25)
@@ -244,13 +244,13 @@ def _serialisation_first(history: History, budget: Budget) -> list[int] | None:
     histories the other is slow on.  ``None`` concludes nothing."""
     from fisheye.spec.realtime import RealTimePairs
 
-    from . import seqsearch
+    from . import search_budget, seqsearch
 
     left = None if budget.timeout is None else budget.timeout - (time.monotonic() - budget.start)
-    sub = seqsearch.Budget(max_states=SERIALISATION_STATES * len(history.ops) + 1000, timeout=left)
+    sub = search_budget.Budget(max_states=SERIALISATION_STATES * len(history.ops) + 1000, timeout=left)
     try:
         return seqsearch.search(history, range(len(history.ops)), RealTimePairs(False), sub)
-    except seqsearch.BudgetExhausted:
+    except search_budget.BudgetExhausted:
         return None
     finally:
         budget.tick(sub.states // 25)

@@ -233,7 +233,7 @@ def search_compiled(lanes: list[list[Op]], initial: list[Value], budget: Budget)
     Python objects iff equal as JSON).  The budget's configurations bound the run; with a
     timeout, it runs with a growing bound (the search is deterministic: each run repeats
     the last one's configurations first), sized from the last run's pace to end by the
-    deadline, which is checked between runs.  Raises :class:`.seqsearch.BudgetExhausted`."""
+    deadline, which is checked between runs.  Raises :class:`.search_budget.BudgetExhausted`."""
     values: dict[Value, int] = {}
     sigs: dict[tuple, int] = {}
     flat = [op for lane in lanes for op in lane]
