@@ -106,8 +106,8 @@ class MonitorSpec:
         for a, pa in enumerate(st.past):
             if (base >> a) & 1:
                 past |= pa
-        return MonitorState(st.delivered, st.broadcast | (1 << g),
-                            st.past[:g] + (past,) + st.past[g + 1:], st.before, st.violated)
+        return self.canonical(MonitorState(st.delivered, st.broadcast | (1 << g),
+                                           st.past[:g] + (past,) + st.past[g + 1:], st.before, st.violated))
 
     def on_deliver(self, st: MonitorState, p: int, g: int) -> MonitorState:
         """p delivers message g: the judgements of the safety properties at this point."""
@@ -125,7 +125,32 @@ class MonitorSpec:
         if st.past[g] & ~d:
             viol |= CAUSAL_BIT
         delivered = st.delivered[:p] + (d | (1 << g),) + st.delivered[p + 1:]
-        return MonitorState(delivered, st.broadcast, st.past, before, viol)
+        return self.canonical(MonitorState(delivered, st.broadcast, st.past, before, viol))
+
+    @staticmethod
+    def canonical(st: MonitorState) -> MonitorState:
+        """``st`` without the bits no later judgement reads (docs/por.md, section 4.4).
+        With A the messages every process has delivered: the members of A in every
+        ``past`` (no process lacks them any more) and in every ``before`` row, and the
+        rows ``before[m]`` of m in A (no delivery of m at a point where another message
+        is missing can happen any more, so a pair with m is judged already); all of
+        ``past`` once causal order is violated, all of ``before`` once G-delivery order
+        is (they are read by those judgements only)."""
+        a = -1
+        for d in st.delivered:
+            a &= d
+        past, before = st.past, st.before
+        if st.violated & CAUSAL_BIT:
+            past = (0,) * len(past)
+        elif any(x & a for x in past):
+            past = tuple(x & ~a for x in past)
+        if st.violated & G_ORDER_BIT:
+            before = (0,) * len(before)
+        elif any(x and ((a >> m) & 1 or x & a) for m, x in enumerate(before)):
+            before = tuple(0 if (a >> m) & 1 else x & ~a for m, x in enumerate(before))
+        if past == st.past and before == st.before:
+            return st
+        return MonitorState(st.delivered, st.broadcast, past, before, st.violated)
 
     # ---- the verdict -------------------------------------------------------------------
     def violated(self, st: MonitorState, *, complete: bool) -> tuple[str, ...]:

@@ -540,6 +540,7 @@ def _log(s, i, b, e, cfg, monitor_masks):
                 past |= s[mon + 1 + a]
         s[mon] = bc | (1 << g)
         s[mon + 1 + g] = past
+        _monitor_canonical(s, cfg)
         return
     viol = np.int64(s[mon + 1 + 2 * M])
     if not (bc >> g) & 1:
@@ -558,6 +559,28 @@ def _log(s, i, b, e, cfg, monitor_masks):
         viol |= 8                                           # causal order
     s[mon + 1 + 2 * M] = viol
     s[nl] = d | (1 << g)
+    _monitor_canonical(s, cfg)
+
+
+@njit(cache=True, inline="always")
+def _monitor_canonical(s, cfg):
+    """The monitor's bits no later judgement reads, cleared
+    (:meth:`fisheye.impl.broadcast_monitor.MonitorSpec.canonical`, the reference)."""
+    n, M, P, mon = cfg[C_N], cfg[C_M], cfg[C_P], cfg[C_MON]
+    nl = 2 * n + 3 + cfg[C_R] + cfg[C_RES] + M
+    a = np.int64(-1)
+    for p in range(n):
+        a &= np.int64(s[p * P + nl])
+    viol = np.int64(s[mon + 1 + 2 * M])
+    for x in range(M):
+        if viol & 8:
+            s[mon + 1 + x] = 0
+        else:
+            s[mon + 1 + x] = np.int64(s[mon + 1 + x]) & ~a
+        if viol & 4 or (a >> x) & 1:
+            s[mon + 1 + M + x] = 0
+        else:
+            s[mon + 1 + M + x] = np.int64(s[mon + 1 + M + x]) & ~a
 
 
 @njit(cache=True, inline="always")
