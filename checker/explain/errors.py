@@ -5,8 +5,8 @@ the prover's case analysis."""
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
+from fisheye.spec.deadline import Deadline as Deadline
+from fisheye.spec.deadline import OutOfTime as OutOfTime
 
 from ..result import Verdict
 
@@ -19,30 +19,3 @@ class ExplainError(RuntimeError):
         self.verdict = verdict
 
 
-class OutOfTime(RuntimeError):
-    """The explanation's deadline passed."""
-
-
-@dataclass(frozen=True)
-class Deadline:
-    """A time limit of ``timeout`` seconds from its creation (none when ``timeout`` is
-    None), on the monotonic clock."""
-
-    timeout: float | None
-    at: float | None
-
-    @classmethod
-    def after(cls, timeout: float | None) -> Deadline:
-        return cls(timeout, None if timeout is None else time.monotonic() + timeout)
-
-    def expired(self) -> bool:
-        return self.at is not None and time.monotonic() >= self.at
-
-    def remaining(self) -> float | None:
-        """Seconds left (None without a limit); raises :class:`OutOfTime` when none are."""
-        if self.at is None:
-            return None
-        left = self.at - time.monotonic()
-        if left <= 0:
-            raise OutOfTime(f"the time limit ({self.timeout:g} s) ran out")
-        return left
