@@ -112,8 +112,8 @@ def register(sub: Any) -> None:
     p.add_argument("--memory", default=None, metavar="SIZE",
                    help="memory the search may use, e.g. 4G or 512M (the frontier goes to disk beyond it)")
     p.add_argument("--kernel", default="auto", choices=("auto", "compiled", "python"),
-                   help="compiled: the system's compiled kernel (numba; the built-in protocol level with FIFO "
-                   "channels and stubborn sets, or a user system that offers one); python: its Python "
+                   help="compiled: the system's compiled kernel (numba; the built-in protocol level with "
+                   "FIFO channels and stubborn sets, or a user system that offers one); python: its Python "
                    "form, the reference; auto (default): compiled where a kernel exists. The report says "
                    "which ran")
     p.add_argument("--exact-states", action="store_true",
