@@ -41,6 +41,7 @@ from numba import njit
 from fisheye.impl.dead_clock import SATURATED
 from fisheye.impl.kernel_api import INNER, NO_STEP, PRUNED, KernelBatch
 from fisheye.impl.programs import Await, Broadcast, Read, Write
+from fisheye.impl.row_kernel import row_fingerprint, row_fingerprints, row_width
 from fisheye.impl.toco import CATCH_UP, TOCOBC, Msg, Mutant, TocoState, Variant, ts_opposite
 
 STATE_DTYPE = np.int16
@@ -122,7 +123,7 @@ class ProtocolLayout:
     def width(self) -> int:
         """Whole 64-bit words (zero padding at the end): the fingerprint reads words."""
         used = self.monitor + (2 * self.messages + 2 if self.monitors else 0)
-        return -(-used // 4) * 4
+        return row_width(used, STATE_DTYPE)
 
 
 class ProtocolKernel:
@@ -379,21 +380,9 @@ class ProtocolKernel:
         return KernelBatch(status, children[:m], parent[:m], step[:m], keys[:m])
 
     def fingerprints(self, states: np.ndarray) -> np.ndarray:
-        """The 64-bit fingerprints of rows (the visited set's keys): the digest of
-        :func:`_fingerprint`, computed with numpy a word column at a time (a few rows at a
-        time need no compiled code loaded)."""
-        words = np.ascontiguousarray(states, dtype=STATE_DTYPE).view(np.uint64)
-        h = np.full(words.shape[0], 0x9E3779B97F4A7C15, dtype=np.uint64)
-        m1, m2 = np.uint64(0xFF51AFD7ED558CCD), np.uint64(0xC4CEB9FE1A85EC53)
-        s29, s33 = np.uint64(29), np.uint64(33)
-        for x in range(words.shape[1]):
-            h ^= words[:, x]
-            h *= m1
-            h ^= h >> s29
-        h ^= h >> s33
-        h *= m2
-        h ^= h >> s33
-        return h
+        """The 64-bit fingerprints of rows (the visited set's keys), with numpy (a few rows
+        at a time need no compiled code loaded): :func:`~fisheye.impl.row_kernel.row_fingerprints`."""
+        return row_fingerprints(np.ascontiguousarray(states, dtype=STATE_DTYPE))
 
 
 # ---- compiled code ---------------------------------------------------------------------------
@@ -415,24 +404,6 @@ def _popcount(v: int) -> int:
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
     x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
-@njit(cache=True)
-def _fingerprint(row: np.ndarray) -> np.uint64:
-    """A 64-bit digest of a row, read as 64-bit words (each multiplied into the state,
-    then a final avalanche, as MurmurHash3's fmix64)."""
-    words = row.view(np.uint64)
-    h = np.uint64(0x9E3779B97F4A7C15)
-    m1 = np.uint64(0xFF51AFD7ED558CCD)
-    m2 = np.uint64(0xC4CEB9FE1A85EC53)
-    for x in range(words.shape[0]):
-        h ^= words[x]
-        h *= m1
-        h ^= h >> np.uint64(29)
-    h ^= h >> np.uint64(33)
-    h *= m2
-    h ^= h >> np.uint64(33)
-    return h
 
 
 @njit(cache=True, inline="always")
@@ -1107,7 +1078,7 @@ def expand_batch(states, status, children, parent, step, keys, cfg, msg_sender, 
             _canon(c, cfg, msg_sender, off, W, last_w, nbmask, dead, opposite, dv, sat, allcnt)
             parent[m] = k
             step[m] = idx
-            keys[m] = _fingerprint(c)
+            keys[m] = row_fingerprint(c)
             idx += 1
             m += 1
     return m
