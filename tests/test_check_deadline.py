@@ -62,6 +62,39 @@ def test_the_timeout_counts_the_reading_of_the_file(tmp_path, monkeypatch, capsy
     assert main(["check", str(path), "--model", "cc", "--timeout", "30"]) == 0
 
 
+def test_a_reading_that_outlasts_the_timeout_is_cut_at_the_limit(tmp_path, monkeypatch, capsys):
+    """The reading itself is interrupted when --timeout passes (the parsers look at no
+    clock): a file that would take 5 s to read under a 0.4 s limit answers unknown within a
+    second, in a single check and in a batch (whose other files are still checked)."""
+    from fisheye.checker.cli import check_batch
+
+    path = tmp_path / "h.json"
+    path.write_text(json.dumps(serial_history(40)), encoding="utf-8")
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(serial_history(30, seed=2)), encoding="utf-8")
+    real_load = check_batch.load
+
+    def slow_load(file, *args, **kwargs):
+        if file == str(path):
+            for _ in range(100):   # a Python loop, as the parsers are
+                time.sleep(0.05)
+        return real_load(file, *args, **kwargs)
+
+    monkeypatch.setattr(check_batch, "load", slow_load)
+    start = time.monotonic()
+    assert main(["check", str(path), "--model", "cc", "--timeout", "0.4"]) == 3
+    assert time.monotonic() - start < 2.0
+    out = capsys.readouterr().out
+    assert "unknown under cc" in out and "while the file was read" in out
+    start = time.monotonic()
+    assert main(["check", str(path), str(other), "--model", "cc", "--timeout", "0.4", "--json"]) == 3
+    assert time.monotonic() - start < 3.0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    verdicts = {row.get("file"): row.get("verdict") for row in rows}
+    assert verdicts[str(path)] == "unknown" and verdicts[str(other)] == "consistent", rows
+    assert "operations" not in next(row for row in rows if row.get("file") == str(path))
+
+
 def test_a_witness_whose_validation_outlasts_the_timeout_is_not_a_pass(monkeypatch):
     """The engine finds a witness in time, but its validation by the spec (clause by
     clause, process by process) passes the deadline: unknown, without the witness."""

@@ -30,7 +30,18 @@ from fisheye.spec.models import MODEL_NAMES
 from ..engines import ENGINE_NAMES
 from ..errors import UsageError
 from ..formats import EXTENSIONS, FORMATS, NIL_READS, STDIN, source_name
-from .check_batch import BatchReport, batch_row, check_history, human, input_json, load_file
+from ..result import Verdict
+from .check_batch import (
+    BatchReport,
+    ReadingTimedOut,
+    batch_row,
+    check_history,
+    human,
+    input_json,
+    load_file,
+    unread_json,
+    unread_line,
+)
 from .outputs import require_writable
 from .plain import models_help, parse_size
 
@@ -167,7 +178,12 @@ def expand(paths: list[str]) -> list[str]:
 
 def run_one(args: argparse.Namespace, path: str) -> int:
     deadline = Deadline.after(args.timeout)
-    history, imported = load_file(args, path)
+    try:
+        history, imported = load_file(args, path, deadline)
+    except ReadingTimedOut as e:
+        name = source_name(path)
+        print(json.dumps(unread_json(args, name, str(e))) if args.json else unread_line(args, name, str(e)))
+        return Verdict.UNKNOWN.exit_code
     if args.nil_read is not None and not imported.is_jepsen:
         raise UsageError(f"--nil-read applies only to Jepsen histories (EDN or log), and "
                          f"{imported.source} is JSON")

@@ -9,14 +9,17 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import signal
 import sys
+import threading
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-from fisheye.spec.deadline import Deadline
+from fisheye.spec.deadline import Deadline, OutOfTime
 from fisheye.spec.graph import parse_graph_option
 from fisheye.spec.history import History, HistoryError
 from fisheye.spec.models import Model, unsupported
@@ -63,23 +66,73 @@ class FileOutcome:
         return out
 
 
-def load_file(args: argparse.Namespace, path: str) -> tuple[History, Imported]:
-    """Load one file as the options say.  Its objects hold no reference cycle, so the
-    cyclic garbage collector is paused while they are built and they are then frozen out
-    of its later passes (gc.freeze; freed as usual when dropped): on a 100,000-operation
-    history, about 0.3 s of CPU that the collector spent traversing them."""
-    with paused_gc():
-        loaded = load(path, fmt=args.format, nil_read=args.nil_read or "initial")
+class ReadingTimedOut(Exception):
+    """``--timeout`` ran out before the file was read: the check's outcome is unknown."""
+
+    def __init__(self, source: str, timeout: float):
+        super().__init__(f"the timeout of {timeout:g} s ran out while the file was read")
+        self.source = source
+
+
+@contextmanager
+def reading_within(deadline: Deadline) -> Iterator[None]:
+    """Raise :class:`OutOfTime` in the reading when ``deadline`` passes (an interval timer,
+    SIGALRM): the parsers are plain Python loops that look at no clock.  Only in the main
+    thread of a process that has the timer (elsewhere the deadline is looked at once the
+    reading ends)."""
+    left = deadline.left()
+    if (left is None or not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()):
+        yield
+        return
+
+    def ring(_signum: int, _frame: Any) -> None:
+        raise OutOfTime("the time limit ran out while the file was read")
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def load_file(args: argparse.Namespace, path: str, deadline: Deadline | None = None
+              ) -> tuple[History, Imported]:
+    """Load one file as the options say, by ``deadline`` (:class:`ReadingTimedOut`
+    past it).  Its objects hold no reference cycle, so the cyclic garbage collector is
+    paused while they are built and they are then frozen out of its later passes
+    (gc.freeze; freed as usual when dropped): on a 100,000-operation history, about 0.3 s
+    of CPU that the collector spent traversing them."""
+    limit = deadline if deadline is not None else Deadline()
+    try:
+        with paused_gc(), reading_within(limit):
+            loaded = load(path, fmt=args.format, nil_read=args.nil_read or "initial")
+    except OutOfTime:
+        raise ReadingTimedOut(source_name(path), args.timeout) from None
     gc.freeze()
     return loaded
 
 
 def check_file(args: argparse.Namespace, path: str) -> tuple[History, CheckResult, Imported]:
     """Load one file and check it, ``--timeout`` counted from the start of the reading;
-    bad input raises :class:`HistoryError`."""
+    bad input raises :class:`HistoryError`, a reading past the timeout
+    :class:`ReadingTimedOut`."""
     deadline = Deadline.after(args.timeout)
-    history, imported = load_file(args, path)
+    history, imported = load_file(args, path, deadline)
     return history, check_history(args, history, imported.source, deadline), imported
+
+
+def unread_json(args: argparse.Namespace, name: str, message: str) -> dict[str, Any]:
+    """The ``--json`` object of a file whose reading the timeout cut: unknown, no operation
+    count (the file was not read to its end)."""
+    return {"file": name, "verdict": Verdict.UNKNOWN.value, "model": args.model, "engine": args.engine,
+            "message": message, "exit": Verdict.UNKNOWN.exit_code}
+
+
+def unread_line(args: argparse.Namespace, name: str, message: str) -> str:
+    return f"{name}: {Verdict.UNKNOWN.value} under {args.model} ({message})"
 
 
 def check_history(args: argparse.Namespace, history: History, source: str, deadline: Deadline) -> CheckResult:
@@ -126,6 +179,9 @@ def batch_row(args: argparse.Namespace, path: str) -> BatchRow:
     name = source_name(path)
     try:
         history, result, imported = check_file(args, path)
+    except ReadingTimedOut as e:
+        record = json.dumps(unread_json(args, name, str(e))) if args.json or args.output else None
+        return BatchRow(name, Verdict.UNKNOWN.value, unread_line(args, name, str(e)), record)
     except HistoryError as e:
         message = e.message if e.source == name else str(e)
         out = FileOutcome(name, BAD_INPUT, error=message)
