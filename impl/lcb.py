@@ -70,15 +70,14 @@ from fisheye.spec.history import DEFAULT_INITIAL, History, Value
 from . import programs, registers, urb
 from .actors import Actor, Crashed, CrashStopSystem, GlobalState, record_history
 from .api import (
-    Expectation,
     ExplorationView,
     Network,
     Property,
-    PropertyKind,
     SystemRequest,
 )
 from .programs import SCENARIOS as ALL_SCENARIOS
 from .programs import Operation, Program, Scenario
+from .properties import broadcast_properties
 from .urb import Data, UrbState
 
 # ---- the localized causal broadcast, one process ----------------------------------------
@@ -392,12 +391,7 @@ class LcbSystem(CrashStopSystem[LcbProc]):
     def _lcurb_properties(self) -> tuple[Property, ...]:
         """LCURB1-LCURB5 (always, on the delivery logs; LCURB1 and LCURB4 judged at the
         end of a run); deadlock freedom and some complete run follow them."""
-        def prop(name: str) -> Property:
-            def check(state: GlobalState, complete: bool) -> str | None:
-                found = [v for v in self.broadcast_violations(state, complete=complete) if v.prop == name]
-                return str(found[0]) if found else None
-            return Property(name, Expectation.ALWAYS, PropertyKind.BROADCAST, check)
-        return tuple(prop(name) for name in lcurb.PROPERTIES)
+        return broadcast_properties(self, lcurb.PROPERTIES)
 
     def explored_as(self, reduction: str, prune_deviations: bool) -> ExplorationView:
         """:class:`~fisheye.impl.api.ExploredAs`: no transition model is known for this

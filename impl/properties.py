@@ -131,14 +131,15 @@ def model_property(model: str) -> Property:
                     description=f"every complete history is {model}")
 
 
-def broadcast_properties(system: Any) -> tuple[Property, ...]:
-    """The section 4.1 properties of the G-fisheye (SC,CC)-broadcast, always, each
-    judged by the system's ``broadcast_violations`` (on the run's delivery logs,
-    :func:`fisheye.spec.broadcast.check`, or by online monitors,
+def broadcast_properties(system: Any, names: tuple[str, ...] = bspec.PROPERTIES) -> tuple[Property, ...]:
+    """Properties of a broadcast, always, one per name, each judged by the system's
+    ``broadcast_violations`` (violations carry the name of the property they break): by
+    default the section 4.1 properties of the G-fisheye (SC,CC)-broadcast (on the run's
+    delivery logs, :func:`fisheye.spec.broadcast.check`, or by online monitors,
     :mod:`fisheye.impl.broadcast_monitor`)."""
     def prop(name: str) -> Property:
         def check(state: Any, complete: bool) -> str | None:
             found = [v for v in system.broadcast_violations(state, complete=complete) if v.prop == name]
             return str(found[0]) if found else None
         return Property(name, Expectation.ALWAYS, PropertyKind.BROADCAST, check)
-    return tuple(prop(name) for name in bspec.PROPERTIES)
+    return tuple(prop(name) for name in names)
