@@ -85,8 +85,10 @@ def tree_cpu(pid: int) -> float:
 
 def _ctx(args: argparse.Namespace) -> Any:
     from fisheye.checker.explore import make_context
+    from fisheye.checker.systems import parse_options
 
-    return make_context(args.workload, args.graph, level=args.level)
+    return make_context(args.workload, args.graph, level=args.level, variant=args.variant,
+                        options=parse_options(args.option))
 
 
 def _bound(args: argparse.Namespace) -> dict[str, Any]:
@@ -106,7 +108,7 @@ def measure_local(args: argparse.Namespace) -> dict[str, Any]:
     t, cpu = time.perf_counter(), time.process_time()
     rep = explore(ctx, _builder(ctx, args, "local"), **_bound(args))
     return {"seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - cpu,
-            "report": {k: rep[k] for k in SAME}}
+            "kernel": rep.get("kernel"), "report": {k: rep[k] for k in SAME}}
 
 
 def _spark_cpu(spark: Any) -> float:
@@ -152,7 +154,7 @@ def measure_spark(args: argparse.Namespace) -> dict[str, Any]:
             cpu = time.process_time() + tree_cpu_of_workers(args) - wcpu0   # approx: driver + workers
         on_spark = [b.seconds - a.seconds for a, b in zip(levels, levels[1:], strict=False)
                     if b.where == "spark"]
-        out[label] = {"seconds": secs, "cpu_seconds": cpu, "levels": len(levels),
+        out[label] = {"seconds": secs, "cpu_seconds": cpu, "levels": len(levels), "kernel": rep.get("kernel"),
                       "levels_on_spark": sum(1 for lv in levels if lv.where == "spark"),
                       "median_spark_level_seconds": statistics.median(on_spark) if on_spark else None,
                       "report": {k: rep[k] for k in SAME}}
@@ -169,6 +171,10 @@ def child(args: argparse.Namespace, what: str, *extra: str) -> dict[str, Any]:
     """Run one measurement in a fresh interpreter; returns its JSON."""
     cmd = [sys.executable, __file__, args.workload, "--graph", args.graph, "--level", args.level,
            "--model", args.model, "--measure", what, *extra]
+    if args.variant is not None:
+        cmd += ["--variant", args.variant]
+    for opt in args.option or ():
+        cmd += ["--option", opt]
     if args.max_depth is not None and "--chain" not in extra:
         cmd += ["--max-depth", str(args.max_depth)]
     r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
@@ -192,6 +198,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-depth", type=int, default=None, metavar="D",
                     help="bound the workload at depth D (default: 28 for the default workload)")
     ap.add_argument("--level", default="protocol")
+    ap.add_argument("--variant", default=None, help="the system's variant (e.g. published, corrected)")
+    ap.add_argument("--option", action="append", default=None, metavar="NAME=VALUE",
+                    help="an option of the system (repeatable), as `fisheye explore --option`; "
+                    "e.g. monitors=true")
     ap.add_argument("--model", default="none", help="model the histories are checked against (default none: "
                     "the search alone is measured)")
     ap.add_argument("--quick", action="store_true", help="a 30-second workload, no cluster")
@@ -225,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         print(msg, file=sys.stderr, flush=True)
 
     out: dict[str, Any] = {"workload": {"program": args.workload, "graph": args.graph, "level": args.level,
+                                        "variant": args.variant, "options": args.option or [],
                                         "model": args.model, "max_depth": args.max_depth},
                            "machine_start": machine()}
     say(f"workload: {args.workload!r} on graph {args.graph}, depth bound {args.max_depth}; "
@@ -234,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{out['startup']['first_job_seconds']:.1f} s")
     out["local"] = local = child(args, "local")
     say(f"local: {local['report']['states']:,} states in {local['seconds']:.1f} s "
-        f"({local['cpu_seconds']:.1f} CPU-s)")
+        f"({local['cpu_seconds']:.1f} CPU-s), {local['kernel']} kernel")
     sp = child(args, "spark")
     out["spark_local2"] = sp["hybrid"]
     h = sp["hybrid"]
