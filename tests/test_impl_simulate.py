@@ -125,6 +125,9 @@ def test_replay_of_every_shipped_counterexample(capsys):
     (["p: write(X,1); p: a=read(X)"], "appears twice"),
     (["p: write(X,one); q: a=read(X)"], "not an integer"),
     (["p: writ(X,1)"], "is not write(X,v)"),
+    (["fig6", "--runs", "0"], "--runs 0"),
+    (["--replay", "counterexamples/mutant-no-t1--fisheye.json", "--save", "d"], "--save does not apply"),
+    (["fig6", "--chooser", "greedy"], "invalid choice"),
 ])
 def test_simulate_bad_input_exit_2(capsys, argv, fragment):
     code = main(["simulate", *argv])
@@ -204,3 +207,60 @@ def test_replay_of_a_users_counterexample_file(capsys, in_lww, tmp_path):
     assert main(["simulate", "--replay", str(files[0]), "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["algorithm"] == "lww:make" and out["reproduced"] is True and out["violates"] == "cc"
+
+
+NO_T1 = ["simulate", "paris-berlin-newyork", "--mutant", "no-t1"]
+
+
+def test_runs_stop_at_the_first_failing_seed_and_save_it_shrunk(capsys, tmp_path):
+    """``--runs N`` tries seeds 0, 1, ... and prints the first failing run (seeds 0 and 1
+    of this mutant complete with every property, seed 2 does not); ``--save`` writes it
+    shrunk for each property it violates: the file replays to the same violation and no
+    single step of it can be removed."""
+    from fisheye.checker import counterexample as cxm
+    from fisheye.checker.shrink import RunChecks, still_violates
+
+    code = main([*NO_T1, "--runs", "10", "--save", str(tmp_path), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1 and out["seed"] == 2
+    for seed in (0, 1):
+        assert main([*NO_T1, "--seed", str(seed)]) == 0
+    capsys.readouterr()
+    names = sorted(v["violates"] for v in out["violations"])
+    files = sorted(tmp_path.glob("*.json"))
+    assert len(files) == len(names) >= 1 and out["saved"] == [str(f) for f in sorted(files)]
+    for f in files:
+        cx = cxm.load(f)
+        assert cx.violates in names
+        assert cx.search.startswith("fisheye simulate paris-berlin-newyork") and "--seed 2" in cx.search
+        assert cxm.replay(cx).ok
+        system, sched, checks = cx.system(), list(cx.schedule), RunChecks(models=())
+        assert len(sched) < len(out["schedule"])
+        assert still_violates(system, sched, cx.violates, checks)
+        assert not any(still_violates(system, sched[:i] + sched[i + 1:], cx.violates, checks)
+                       for i in range(len(sched)))
+        assert main(["simulate", "--replay", str(f)]) == 1
+        assert "REPRODUCED" in capsys.readouterr().out
+
+
+def test_runs_that_all_pass_say_so_in_one_line(capsys):
+    assert main(["simulate", "paris-berlin-newyork", "--runs", "5", "--seed", "10"]) == 0
+    assert capsys.readouterr().out == ("5 random runs (uniform, seeds 10 to 14): every run complete, "
+                                       "no deadlock, no property violated\n")
+    assert main(["simulate", "paris-berlin-newyork", "--runs", "3", "--chooser", "swarm", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["runs"] == 3 and out["seeds"] == [0, 2] and out["violations"] == []
+    assert out["chooser"] == "swarm"
+
+
+def test_swarm_chooser_is_seeded_and_differs_from_uniform(capsys):
+    runs = []
+    for chooser, seed in (("swarm", "4"), ("swarm", "4"), ("uniform", "4")):
+        main(["simulate", "fig6", "--seed", seed, "--chooser", chooser, "--json"])
+        runs.append(json.loads(capsys.readouterr().out)["schedule"])
+    assert runs[0] == runs[1] != runs[2]
+
+
+def test_save_of_a_passing_run_writes_nothing(capsys, tmp_path):
+    assert main(["simulate", "fig6", "--save", str(tmp_path / "out")]) == 0
+    assert "saved" not in capsys.readouterr().out and not (tmp_path / "out").exists()

@@ -1,13 +1,18 @@
-"""``fisheye simulate SCENARIO [--system NAME] [--graph GRAPH] [--seed N]
-[--network fifo|unordered] [--variant corrected|published] [--mutant NAME] [--json]``
-(docs/cli.md), and ``fisheye simulate --replay FILE``.
+"""``fisheye simulate SCENARIO [--system NAME] [--graph GRAPH] [--seed N] [--runs N]
+[--chooser uniform|swarm] [--network fifo|unordered] [--variant corrected|published]
+[--mutant NAME] [--save DIR] [--json]`` (docs/cli.md), and ``fisheye simulate --replay FILE``.
 
 Runs one random complete execution of Algorithm 2 over Algorithm 1, or of the system
 ``--system NAME`` names in the registry of systems (:mod:`fisheye.checker.systems`: a
 built-in, an entry point of the group ``fisheye.systems``, or ``package.module:factory``,
 as ``fisheye explore --system``; docs/your-protocol.md): from the initial state, a seeded
 ``random.Random`` picks one of the enabled steps uniformly until none is enabled
-(:func:`fisheye.checker.explore.simulation.random_run`).  Prints the schedule, the
+(:func:`fisheye.checker.explore.simulation.random_run`; ``--chooser swarm``: swarm
+testing).  ``--runs N``: up to N runs, seeds N0, N0+1, ..., stopping at the first that
+fails (deadlock, violated property, or cut short), which is the one printed; when none
+fails, one line says so.  ``--save DIR`` writes the failing run as a counterexample file,
+as ``fisheye explore --save`` does, replayable by ``--replay`` and ``fisheye explain``:
+a run beyond the reach of an exhaustive search still gives a checked finding.  Prints the schedule, the
 history (with its graph), the named reads' outcome, and the broadcast properties of
 section 4.1 (2015 text) checked on the delivery logs (for another system: its ``always``
 properties).
@@ -35,7 +40,7 @@ from fisheye.impl.programs import SCENARIO_NAMES
 
 from ..errors import UsageError
 from ..explore.fault import SYSTEM_ERROR, fault_line
-from ..explore.simulation import random_run
+from ..explore.simulation import CHOOSERS, UNIFORM, random_run
 from .plain import SYSTEM_HINT, edges_text, history_lines, step_text, system_words
 
 EPILOG = """examples:
@@ -43,12 +48,13 @@ EPILOG = """examples:
   fisheye simulate 'p0: write(X,1); p1: a=read(X)' --graph p0:p1   # a program (default graph: empty)
   fisheye simulate fig6 --variant published --network unordered --json
   fisheye simulate --replay counterexamples/mutant-no-t1--fisheye.json
+  fisheye simulate fig6 --variant published --runs 200 --chooser swarm --save found/
 """ + "".join(f"  fisheye simulate {sc} --system {n} --seed 1   # {BUILTIN[n].summary}\n"
           for n, sc in other_examples()) + SYSTEM_HINT + """
 The program syntax: docs/cli.md.  Exit status: 0 a complete run with every property, 1 a
 deadlock or a violated property (--replay: the recorded violation reproduced), 2 bad input."""
 
-OPTIONS = ("system", "graph", "seed", "network", "variant", "mutant")
+OPTIONS = ("system", "graph", "seed", "network", "variant", "mutant", "runs", "chooser", "save")
 
 
 def register(subparsers: Any) -> None:
@@ -74,6 +80,16 @@ def register(subparsers: Any) -> None:
                    help="paper (the default for a named scenario), empty (the default for a program), "
                    "complete, or edges p:q,r:s")
     p.add_argument("--seed", type=int, default=None, help="seed of the random scheduler (default 0)")
+    p.add_argument("--runs", type=int, default=None, metavar="N",
+                   help="up to N runs, seeds SEED, SEED+1, ...: the first that fails (deadlock, violated "
+                   "property, cut short) is printed; if none fails, one line says so (default 1)")
+    p.add_argument("--chooser", choices=CHOOSERS, default=None,
+                   help="how a step is chosen: uniform among the enabled ones (default), or swarm "
+                   "(per run, each step kind and process weighted 0.1, 1 or 10: runs with fast and slow "
+                   "processes)")
+    p.add_argument("--save", default=None, metavar="DIR",
+                   help="write a failing run as a counterexample file into DIR (as explore --save), "
+                   "replayable by --replay and fisheye explain")
     p.add_argument("--network", choices=["fifo", "unordered"], default=None,
                    help="channel semantics (default fifo)")
     p.add_argument("--variant", choices=choices("variant"), default=None,
@@ -110,13 +126,81 @@ def run(args: argparse.Namespace) -> int:
         system = make(name, request)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    seed = 0 if args.seed is None else args.seed
+    first = 0 if args.seed is None else args.seed
+    runs = 1 if args.runs is None else args.runs
+    if runs < 1:
+        raise UsageError(f"--runs {runs}: give a number of runs of at least 1")
+    chooser = args.chooser or UNIFORM
+    for seed in range(first, first + runs):
+        try:
+            schedule, state = random_run(system, seed, max_steps=args.max_steps, chooser=chooser)
+        except SystemFault as f:
+            print(fault_line(name, f.message, f.schedule), file=sys.stderr)
+            return SYSTEM_ERROR
+        failed = run_failures(system, state)
+        if failed is not None:
+            break
+    else:
+        if runs > 1:
+            return _all_passed(system, runs, first, chooser, args.json)
+    saved: list[str] = []
+    if args.save is not None and failed:
+        saved = _save(system, failed, schedule, args, seed, chooser)
+    return report_run(system, schedule, state, args.json, seed=seed, scenario=args.scenario or "",
+                      saved=saved)
+
+
+def run_failures(system: Any, state: Any) -> list[str] | None:
+    """How a run's last state fails: the names of what it violates (``deadlock`` first
+    if no step is enabled before the end; :func:`run_violations`), ``[]`` for a run cut
+    short with steps still enabled (never a pass), ``None`` for a complete run with
+    every property."""
+    final = system.is_final(state)
+    deadlock = not final and not system.enabled(state)
+    names = (["deadlock"] if deadlock else []) + [n for n, _k, _w in run_violations(system, state, final)]
+    if names:
+        return names
+    return None if final or deadlock else []
+
+
+def _all_passed(system: Any, runs: int, first: int, chooser: str, as_json: bool) -> int:
+    ident = system.info.describe()
+    if as_json:
+        json.dump({"scenario": ident["scenario"], "runs": runs, "seeds": [first, first + runs - 1],
+                   "chooser": chooser, "complete": True, "deadlock": False, "violations": []}, sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(f"{runs} random runs ({chooser}, seeds {first} to {first + runs - 1}): every run "
+                         "complete, no deadlock, no property violated\n")
+    return 0
+
+
+def _save(system: Any, names: list[str], schedule: list[Step], args: argparse.Namespace, seed: int,
+          chooser: str) -> list[str]:
+    """The failing run as counterexample files, one per property it violates
+    (:func:`fisheye.checker.explore.save.save_counterexamples`), each schedule shrunk
+    for its property (:func:`fisheye.checker.shrink.shrink`: the shortest violating
+    prefix, then steps deleted while it still violates); the command that found the
+    run as their ``search``."""
+    import shlex
+
+    from ..explore.save import save_counterexamples
+    from ..shrink import RunChecks, shrink
+    from ..systems import command_options
+
+    command = ["fisheye", "simulate", *command_options(system.info), "--seed", str(seed)]
+    if chooser != UNIFORM:
+        command += ["--chooser", chooser]
     try:
-        schedule, state = random_run(system, seed, max_steps=args.max_steps)
-    except SystemFault as f:
-        print(fault_line(name, f.message, f.schedule), file=sys.stderr)
-        return SYSTEM_ERROR
-    return report_run(system, schedule, state, args.json, seed=seed, scenario=args.scenario or "")
+        checks = RunChecks(models=())
+        found = [(n, shrink(system, schedule, n, checks)) for n in names]
+        paths = save_counterexamples(system, found, args.save, scenario=args.scenario,
+                                     search=shlex.join(command))
+    except ValueError as e:
+        raise UsageError(f"--save: {e}") from None
+    except OSError as e:
+        raise UsageError(f"--save: cannot write {e.filename} ({e.strerror})") from None
+    return [str(p) for p in paths]
 
 
 def _check_builtin(args: argparse.Namespace) -> None:
@@ -190,8 +274,9 @@ def _deadlock_details(system: Any, state: Any) -> str:
 
 
 def report_run(system: Any, schedule: list[Step], state: Any, as_json: bool, *, seed: int | None,
-               scenario: str, extra: dict[str, Any] | None = None) -> int:
-    """Print one run (text or JSON) and return its exit status."""
+               scenario: str, extra: dict[str, Any] | None = None, saved: list[str] | None = None) -> int:
+    """Print one run (text or JSON) and return its exit status; ``saved``: the
+    counterexample files written of it."""
     final = system.is_final(state)
     deadlock = not final and not system.enabled(state)
     found = run_violations(system, state, final)
@@ -224,6 +309,7 @@ def report_run(system: Any, schedule: list[Step], state: Any, as_json: bool, *, 
             "violations": violations,
             "delivery_logs": cxm.logs_json(system, state),
             **(extra or {}),
+            **({"saved": saved} if saved else {}),
         }
         json.dump(out, sys.stdout)
         sys.stdout.write("\n")
@@ -250,6 +336,8 @@ def report_run(system: Any, schedule: list[Step], state: Any, as_json: bool, *, 
         w(f"CUT SHORT after {len(schedule)} steps (--max-steps), steps still enabled: NOT a pass\n")
     for name, _kind, why in found:
         w(f"VIOLATION of {name}: {why.removeprefix(name + ': ')}\n")
+    for path in saved or ():
+        w(f"saved (shrunk): {path}\n")
     if extra:
         w(("REPRODUCED: " if extra["reproduced"] else "NOT REPRODUCED: ") + extra["message"] + "\n")
     elif status == 0:
