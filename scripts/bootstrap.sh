@@ -26,7 +26,8 @@ fi
 # every command: about 40 ms of a small check); quiet, and quick when up to date
 .venv/bin/python -m compileall -q spec impl checker fisheye_ns
 # the compiled kernels of the checker, into numba's on-disk cache (the first check of a
-# large history would otherwise compile them: several seconds of CPU); quiet when cached
+# large history would otherwise compile them: several seconds of CPU), and the lin kernel
+# compiled ahead of time (a lin check then imports no numba); quiet when up to date
 .venv/bin/python -c 'from fisheye.checker.engines.warm_up import warm_up; warm_up()'
 # the explorer's compiled kernel (the protocol level), likewise: a tiny exploration
 # compiles it once (about 20 s of CPU) for every later run

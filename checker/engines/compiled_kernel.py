@@ -1,6 +1,7 @@
 """Numba kernels behind one small interface: a :class:`Kernel` is the readable Python
-function (the reference, and what runs on small histories) and, built at its first
-compiled call, its numba version with an explicit signature, cached on disk.
+function (the reference, and what runs on small histories) and, found at its first
+compiled call, its native version: built ahead of time at install
+(:mod:`.ahead_of_time`) or by numba from an explicit signature, cached on disk.
 :func:`compiled_for` chooses per check (:data:`~.compiled.COMPILED_FROM`); the kernels
 themselves live in :mod:`.closure_kernel` and :mod:`.lin_kernel`."""
 
@@ -16,18 +17,22 @@ from .gcpause import StartUp
 
 
 class Kernel:
-    """One kernel: the Python function and, built at the first compiled call, its numba
-    version (an explicit signature, cached on disk; where numba finds no writable cache
-    directory, compiled in memory instead of failing).  A call runs one or the other
-    as :func:`compiled_for` chose."""
+    """One kernel: the Python function and, built at the first compiled call, its native
+    version: compiled ahead of time when its module's extension is built
+    (:mod:`.ahead_of_time`, for kernels marked ``ahead_of_time``), else by numba from an
+    explicit signature, cached on disk (where numba finds no writable cache directory,
+    compiled in memory instead of failing).  A call runs the Python function or the
+    native code as :func:`compiled_for` chose."""
 
     compiled_now = True
     """Whether calls run the compiled code (the default outside :func:`compiled_for`)."""
 
-    def __init__(self, function: Callable[..., Any], signature: str) -> None:
+    def __init__(self, function: Callable[..., Any], signature: str, ahead_of_time: bool = False) -> None:
         self.py_func = function
         self.signature = signature
+        self.ahead_of_time = ahead_of_time
         self._compiled: Callable[..., Any] | None = None
+        self._jit: Any = None
 
     def __call__(self, *args: Any) -> Any:
         if not Kernel.compiled_now:
@@ -40,32 +45,54 @@ _KERNELS: list[Kernel] = []
 
 
 def _compile(kernel: Kernel) -> Callable[..., Any]:
-    """The kernel compiled (or loaded from numba's cache) with its callees, done at its
-    first compiled call: it is compiled from a copy of its Python function whose globals
-    (its module's) name the compiled callees (numba resolves them when it compiles, and
-    cannot call a :class:`Kernel`).  Only the kernels a check calls are loaded (each
-    costs about 20 ms).  Numba and the machine code it loads are long-lived objects: the
-    collector is paused while they load, then they are frozen (:class:`.gcpause.StartUp`)."""
+    """The native code a compiled call of the kernel runs, found at its first compiled
+    call: the ahead-of-time version where there is one, else :func:`jit`."""
     if kernel._compiled is None:
+        native = None
+        if kernel.ahead_of_time:
+            from .ahead_of_time import function
+
+            native = function(kernel)
+        kernel._compiled = native if native is not None else jit(kernel)
+    return kernel._compiled
+
+
+def jit(kernel: Kernel) -> Any:
+    """The kernel compiled by numba (or loaded from numba's cache) with its callees: it is
+    compiled from a copy of its Python function whose globals name the compiled callees
+    (:func:`with_callees`).  Only the kernels a check calls are loaded (each costs about
+    20 ms).  Numba and the machine code it loads are long-lived objects: the collector is
+    paused while they load, then they are frozen (:class:`.gcpause.StartUp`)."""
+    if kernel._jit is None:
         start_up = StartUp()
         try:
             from numba import njit
 
-            f = kernel.py_func
-            namespace = dict(f.__globals__)
-            for name in f.__code__.co_names:
-                callee = namespace.get(name)
-                if isinstance(callee, Kernel):
-                    namespace[name] = _compile(callee)
-            copy = types.FunctionType(f.__code__, namespace, f.__name__, f.__defaults__, f.__closure__)
-            copy.__qualname__, copy.__doc__ = f.__qualname__, f.__doc__
+            copy = with_callees(kernel, jit)
             try:
-                kernel._compiled = njit(kernel.signature, cache=True)(copy)
+                kernel._jit = njit(kernel.signature, cache=True)(copy)
             except RuntimeError:  # numba: "cannot cache function ...: no locator available"
-                kernel._compiled = njit(kernel.signature)(copy)
+                kernel._jit = njit(kernel.signature)(copy)
         finally:
             start_up.end()
-    return kernel._compiled
+        if not kernel.ahead_of_time:  # what its compiled calls run (a callee's too)
+            kernel._compiled = kernel._jit
+    return kernel._jit
+
+
+def with_callees(kernel: Kernel, compiled: Callable[[Kernel], Any]) -> types.FunctionType:
+    """A copy of the kernel's Python function whose globals (its module's) name its callee
+    kernels compiled by ``compiled``: numba resolves them when it compiles, and cannot
+    call a :class:`Kernel`."""
+    f = kernel.py_func
+    namespace = dict(f.__globals__)
+    for name in f.__code__.co_names:
+        callee = namespace.get(name)
+        if isinstance(callee, Kernel):
+            namespace[name] = compiled(callee)
+    copy = types.FunctionType(f.__code__, namespace, f.__name__, f.__defaults__, f.__closure__)
+    copy.__qualname__, copy.__doc__ = f.__qualname__, f.__doc__
+    return copy
 
 
 def cache_counts() -> tuple[int, int]:
@@ -74,8 +101,8 @@ def cache_counts() -> tuple[int, int]:
     :func:`compile_kernels`."""
     hits = misses = 0
     for kernel in _KERNELS:
-        if kernel._compiled is not None:
-            stats = kernel._compiled.stats
+        if kernel._jit is not None:
+            stats = kernel._jit.stats
             hits += sum(stats.cache_hits.values())
             misses += sum(stats.cache_misses.values())
     return hits, misses
@@ -93,9 +120,12 @@ def compiled_for(operations: int) -> Iterator[None]:
         Kernel.compiled_now = before
 
 
-def _kernel(signature: str) -> Callable[[Callable[..., Any]], Kernel]:
+def _kernel(signature: str, ahead_of_time: bool = False) -> Callable[[Callable[..., Any]], Kernel]:
+    """A kernel of this signature; ``ahead_of_time``: built by :mod:`.ahead_of_time`
+    at install (numba's just-in-time compilation when that is not built)."""
+
     def wrap(function: Callable[..., Any]) -> Kernel:
-        kernel = Kernel(function, signature)
+        kernel = Kernel(function, signature, ahead_of_time)
         _KERNELS.append(kernel)
         return kernel
 

@@ -11,8 +11,8 @@ distinct value).  A configuration is remembered as a 128-bit hash of its positio
 values (two 64-bit splitmix hashes XOR-ed per lane position and per register value),
 as the Python search does with its Zobrist tables.  The Python search
 (:func:`.seqsearch.search`) is the reference; the tests compare the sequences both
-return.  Compiled by numba at the first use and cached on disk (:mod:`.closure_kernel`'s
-kernels, warmed up at install).
+return.  Built ahead of time at install (:mod:`.ahead_of_time`: a check then loads it
+without importing numba), else compiled by numba at the first use and cached on disk.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ SEED_A, SEED_B = 0x9E3779B97F4A7C15, 0xD1B54A32D192ED03
 """The two hashes' seeds."""
 
 
-@_kernel("uint64(uint64)")
+@_kernel("uint64(uint64)", ahead_of_time=True)
 def _mix(x: int) -> int:
     """splitmix64's finaliser (Steele, Lea and Flood, 2014)."""
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -45,7 +45,8 @@ def _mix(x: int) -> int:
 
 
 @_kernel("Tuple((int64, int64, int64[:]))(int64[:], float64[:], float64[:], int64[:], int64[:], "
-         "int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:], int64[:], int64, int64, int64)")
+         "int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:], int64[:], int64, int64, int64)",
+         ahead_of_time=True)
 def lin_search(start: np.ndarray, inv: np.ndarray, comp: np.ndarray, kind: np.ndarray, reg: np.ndarray,
                new: np.ndarray, old: np.ndarray, maybe: np.ndarray, sig: np.ndarray, need: np.ndarray,
                pool: np.ndarray, init: np.ndarray, n_sigs: int, n_values: int, limit: int

@@ -6,13 +6,14 @@ from __future__ import annotations
 import sys
 
 from . import closure_kernel, lin_kernel  # noqa: F401  (importing them lists their kernels)
-from .compiled_kernel import _KERNELS, _compile, cache_counts
+from .ahead_of_time import build
+from .compiled_kernel import _KERNELS, _compile, cache_counts, jit
 
 
 def compile_kernels() -> None:
-    """Compile every kernel (this module's and :mod:`.lin_kernel`'s), or load it from
-    numba's cache; a caller may do it before the first compiled call (before limiting the
-    process's memory, say, or at install)."""
+    """Load every kernel's native code (:mod:`.closure_kernel`'s and :mod:`.lin_kernel`'s:
+    built ahead of time, else compiled by numba or loaded from its cache); a caller may
+    do it before the first compiled call (before limiting the process's memory, say)."""
     for kernel in _KERNELS:
         _compile(kernel)
 
@@ -22,9 +23,18 @@ def warm_up() -> None:
     history loads machine code instead of compiling it (several seconds of CPU).  Run
     once after installing (``scripts/bootstrap.sh``); the cache lies next to this module
     (``__pycache__``, an editable install or a clone), or where ``NUMBA_CACHE_DIR``
-    says; numba recompiles by itself when this file changes.  Says on stderr how many it
-    compiled, if any."""
-    compile_kernels()
+    says; numba recompiles by itself when this file changes.  Then builds the kernels
+    marked ahead of time (:mod:`.ahead_of_time`) where they are not built yet.  Says on
+    stderr how many it compiled, if any."""
+    for kernel in _KERNELS:
+        jit(kernel)
     hits, misses = cache_counts()
     if misses:
         print(f"numba: {misses} kernels compiled into the cache, {hits} already there", file=sys.stderr)
+    try:
+        built = build(_KERNELS)
+    except OSError as e:  # a read-only install: the just-in-time kernels serve
+        print(f"numba: no kernel compiled ahead of time ({e})", file=sys.stderr)
+    else:
+        if built:
+            print(f"numba: {len(built)} kernel modules compiled ahead of time", file=sys.stderr)
