@@ -83,11 +83,44 @@ def test_a_budget_that_runs_out_runs_out_at_the_same_configuration():
 
 
 def test_large_searches_run_compiled(monkeypatch):
-    from fisheye.checker.engines import lin_kernel
+    from fisheye.checker.engines import lin_arrays
 
     calls = []
-    real = lin_kernel.search_compiled
-    monkeypatch.setattr(lin_kernel, "search_compiled", lambda *a: calls.append(1) or real(*a))
+    real = lin_arrays.search_compiled
+    monkeypatch.setattr(lin_arrays, "search_compiled", lambda *a: calls.append(1) or real(*a))
     h = jepsen_like(1, compiled.COMPILED_FROM * 2, 1, 4, 0.0, "")
     assert search(h, list(range(len(h.ops))), RealTimePairs.all(), Budget()) is not None
     assert calls == [1]
+
+
+def _arrays_agree(history: History) -> None:
+    """The lin engine's steps on arrays (:mod:`lin_arrays`) and in Python: the same
+    registers' parts, the same unsourced operation, the same merged sequence."""
+    from fisheye.checker.engines import lin
+    from fisheye.checker.engines.lin_arrays import columns
+
+    cols = columns(history)
+    parts = lin._by_register(history, None)
+    assert lin._by_register(history, cols) == parts
+    assert lin._unsourced(history, cols) == lin._unsourced(history)
+    chains = []
+    for uids in parts:
+        seq = search(history, uids, RealTimePairs.all(), Budget(max_states=50_000))
+        if seq is None:
+            return
+        chains.append(seq)
+    assert lin._merge(history, chains, cols) == lin._merge(history, chains)
+
+
+@pytest.mark.parametrize("h", [STALE, *(case[1] for case in CASES)])
+def test_array_steps_on_the_hand_cases(h):
+    _arrays_agree(h)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_array_steps_on_random_histories(seed):
+    rnd = random.Random(seed)
+    h = timed_history(rnd, min_processes=3, max_processes=6, min_ops=30, max_ops=120,
+                      registers=tuple("ABC"), linearizable=seed % 3 != 0)
+    _arrays_agree(h)
+    _arrays_agree(jepsen_like(seed, 600, 3, 6, 0.05, ("", "bad", "absent")[seed % 3]))

@@ -31,6 +31,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 from itertools import accumulate, repeat
+from typing import TYPE_CHECKING
 
 from fisheye.spec.graph import ProximityGraph
 from fisheye.spec.history import History, Op, format_value
@@ -39,9 +40,13 @@ from fisheye.spec.realtime import RealTimePairs, real_time_pairs
 from fisheye.spec.witness import Witness
 
 from ..result import CheckResult, Reason, Verdict
+from . import compiled
 from .gcpause import paused_gc
 from .search_budget import Budget, BudgetExhausted
 from .seqsearch import droppable_unread_maybes, search
+
+if TYPE_CHECKING:
+    from .lin_arrays import Columns
 
 ENGINE = "direct"
 DEFAULT_MAX_STATES = 400_000
@@ -103,42 +108,63 @@ def _decide(history: History, rt: RealTimePairs, budget: Budget
        clause on it, so a register without a sequence is a violation, with a core from
        that register only.  (Bounded: when it runs out, step 3 decides.)
     3. The whole history."""
-    by_reg: dict[str, list[int]] = {}
-    for op in history.ops:
-        by_reg.setdefault(op.register, []).append(op.uid)
+    cols = _columns(history)
+    by_reg = _by_register(history, cols)
     everything = list(range(len(history.ops)))
-    orphan = _unsourced(history)
+    orphan = _unsourced(history, cols)
     if orphan is not None:
         return None, [orphan]
     if history.timed:
         strongest = RealTimePairs.all()
         chains = []
-        for uids in by_reg.values():
-            seq = search(history, uids, strongest, budget)
+        for uids in by_reg:
+            seq = search(history, uids, strongest, budget, cols)
             if seq is None:
                 if rt.every_pair:
                     return None, uids
                 break
             chains.append(seq)
         else:
-            merged = _merge(history, chains)
+            merged = _merge(history, chains, cols)
             if merged is not None:
                 return merged, None
             if rt.every_pair:  # same-time process boundaries: search the whole history
-                seq = search(history, everything, rt, budget)
+                seq = search(history, everything, rt, budget, cols)
                 return (seq, None) if seq is not None else (None, everything)
     if len(by_reg) > 1:
         part = budget.part(budget.left() // 4)
         try:
-            for uids in by_reg.values():
-                if search(history, uids, rt, part) is None:
+            for uids in by_reg:
+                if search(history, uids, rt, part, cols) is None:
                     return None, uids
         except BudgetExhausted:
             pass
         finally:
             budget.absorb(part)
-    seq = search(history, everything, rt, budget)
+    seq = search(history, everything, rt, budget, cols)
     return (seq, None) if seq is not None else (None, everything)
+
+
+def _columns(history: History) -> Columns | None:
+    """The history's arrays for the compiled search (:mod:`.lin_arrays`), for a timed
+    history large enough to be searched compiled; None otherwise (no numpy)."""
+    if not (history.timed and len(history.ops) >= compiled.COMPILED_FROM):
+        return None
+    from .lin_arrays import columns
+
+    return columns(history)
+
+
+def _by_register(history: History, cols: Columns | None) -> list[list[int]]:
+    """The uids of each register, registers in order of their first operation."""
+    if cols is not None:
+        from .lin_arrays import by_register
+
+        return [part.tolist() for part in by_register(cols)]
+    by_reg: dict[str, list[int]] = {}
+    for op in history.ops:
+        by_reg.setdefault(op.register, []).append(op.uid)
+    return list(by_reg.values())
 
 
 def linearization(history: History, budget: Budget) -> list[int] | None:
@@ -149,24 +175,28 @@ def linearization(history: History, budget: Budget) -> list[int] | None:
     witness of ``sc`` and of every weaker model (the direct engine's shortcut for
     recorded histories, whose real time is a strong guide).  Raises
     :class:`BudgetExhausted`."""
-    if not history.timed or _unsourced(history) is not None:
+    if not history.timed:
         return None
-    by_reg: dict[str, list[int]] = {}
-    for op in history.ops:
-        by_reg.setdefault(op.register, []).append(op.uid)
+    cols = _columns(history)
+    if _unsourced(history, cols) is not None:
+        return None
     chains = []
-    for uids in by_reg.values():
-        seq = search(history, uids, RealTimePairs.all(), budget)
+    for uids in _by_register(history, cols):
+        seq = search(history, uids, RealTimePairs.all(), budget, cols)
         if seq is None:
             return None
         chains.append(seq)
-    return _merge(history, chains)
+    return _merge(history, chains, cols)
 
 
-def _unsourced(history: History) -> int | None:
+def _unsourced(history: History, cols: Columns | None = None) -> int | None:
     """An operation (not ``maybe``: one may be left out) observing a value that
     nothing writes to its register and that is not its initial value: alone, it has
-    no legal sequence."""
+    no legal sequence.  With ``cols``, found on arrays (:func:`.lin_arrays.unsourced`)."""
+    if cols is not None:
+        from .lin_arrays import unsourced
+
+        return unsourced(cols)
     # values are integers and strings: equal as Python objects iff equal as JSON
     written = {(op.register, op.value) for op in history.ops if op.kind != "r"}
     for op in history.ops:
@@ -177,7 +207,8 @@ def _unsourced(history: History) -> int | None:
     return None
 
 
-def _merge(history: History, chains: Sequence[Sequence[int]]) -> list[int] | None:
+def _merge(history: History, chains: Sequence[Sequence[int]], cols: Columns | None = None
+           ) -> list[int] | None:
     """One sequence containing each chain in order and respecting process order and
     real time among the chosen operations, or None when there is none.
 
@@ -188,7 +219,13 @@ def _merge(history: History, chains: Sequence[Sequence[int]]) -> list[int] | Non
     linearization respects real time), so ``a``'s key is below ``b``'s invocation, at
     most ``b``'s key.  Process order follows from real time except between operations
     of a process that share a time stamp; when such a tie breaks it, Kahn's algorithm
-    over the chain heads decides (:func:`_merge_by_heads`)."""
+    over the chain heads decides (:func:`_merge_by_heads`).  With ``cols``, the sort
+    and the check run on arrays (:func:`.lin_arrays.merge_order`)."""
+    if cols is not None:
+        from .lin_arrays import merge_order
+
+        merged = merge_order(cols, chains)
+        return merged if merged is not None else _merge_by_heads(history, chains)
     ops = history.ops
     keyed: list[tuple[float, int, int, int]] = []
     for c, chain in enumerate(chains):

@@ -17,14 +17,9 @@ without importing numba), else compiled by numba at the first use and cached on 
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from fisheye.spec.history import Op, Value
-
 from .compiled_kernel import _kernel
-from .search_budget import Budget, BudgetExhausted
 
 W, R, CAS = 0, 1, 2
 """Operation kinds in the kernel's arrays."""
@@ -223,74 +218,3 @@ def lin_search(start: np.ndarray, inv: np.ndarray, comp: np.ndarray, kind: np.nd
         d = nd
         fresh = True
     return NONE, states, np.empty(0, np.int64)
-
-
-def search_compiled(lanes: list[list[Op]], initial: list[Value], budget: Budget) -> list[int] | None:
-    """:func:`.seqsearch.search` on its lanes (the operations of each process in process
-    order, lanes in order of their first invocation) and the registers' initial values
-    (registers numbered in sorted order), run by :func:`lin_search`: the uids of a
-    sequence, or ``None``.  The arrays are built here in one pass over the operations
-    (values numbered as met: values of the contract are integers and strings, equal as
-    Python objects iff equal as JSON).  The budget's configurations bound the run; with a
-    timeout, it runs with a growing bound (the search is deterministic: each run repeats
-    the last one's configurations first), sized from the last run's pace to end by the
-    deadline, which is checked between runs.  Raises :class:`.search_budget.BudgetExhausted`."""
-    values: dict[Value, int] = {}
-    sigs: dict[tuple, int] = {}
-    flat = [op for lane in lanes for op in lane]
-    lengths = [len(lane) for lane in lanes]
-    start = np.zeros(len(lanes) + 1, np.int64)
-    np.cumsum(lengths, out=start[1:])
-    registers = {x: r for r, x in enumerate(sorted({op.register for op in flat}))}
-    kinds = {"w": W, "r": R, "cas": CAS}
-    inf = float("inf")
-    new = np.array([values.setdefault(op.value, len(values)) for op in flat], np.int64)
-    old = np.array([-1 if op.kind == "w" else values.setdefault(op.value if op.kind == "r" else op.old,
-                                                                   len(values)) for op in flat], np.int64)
-    complete = np.array([inf if op.complete is None else op.complete for op in flat], np.float64)
-    # interchangeable operations (seqsearch's sig): the last of their lane, never returned
-    sig = np.full(len(flat), -1, np.int64)
-    for i, lane in enumerate(lanes):
-        op = lane[-1]
-        if op.complete is None:
-            key = (op.kind, op.register, new[start[i + 1] - 1], old[start[i + 1] - 1], op.maybe)
-            sig[start[i + 1] - 1] = sigs.setdefault(key, len(sigs))
-    # a lane is finished when every operation is placed, or only a maybe that never
-    # returned is left; those lanes' last operations form the pool, by invocation
-    need = [n - 1 if lane[-1].maybe and lane[-1].complete is None else n
-            for lane, n in zip(lanes, lengths, strict=True)]
-    pool = sorted((i for i in range(len(lanes)) if need[i] < lengths[i]),
-                  key=lambda i: (lanes[i][-1].invoke, i))
-    arrays = (
-        start,
-        np.array([op.invoke for op in flat], np.float64),
-        complete,
-        np.array([kinds[op.kind] for op in flat], np.int64),
-        np.array([registers[op.register] for op in flat], np.int64),
-        new,
-        old,
-        np.array([op.maybe for op in flat], np.bool_),
-        sig,
-        np.array(need, np.int64),
-        np.array(pool, np.int64),
-        np.array([values.setdefault(v, len(values)) for v in initial], np.int64),
-    )
-    limit = budget.left()
-    if budget.timeout is not None:
-        limit = min(limit, 1 << 16)
-    while True:
-        began = time.monotonic()
-        outcome, states, path = lin_search(*arrays, len(sigs), len(values), limit)
-        if outcome != OUT_OF_STATES:
-            budget.states += states
-            return None if outcome == NONE else [flat[f].uid for f in path if f >= 0]
-        if limit >= budget.left():
-            budget.states += states
-            budget.tick()  # raises: the configurations ran out
-        assert budget.timeout is not None
-        remaining = budget.timeout - (time.monotonic() - budget.start)
-        pace = states / max(time.monotonic() - began, 1e-6)
-        affordable = int(pace * remaining)  # configurations a run can reach by the deadline
-        if affordable <= limit:
-            raise BudgetExhausted(f"the timeout of {budget.timeout:g} s ran out")
-        limit = min(budget.left(), affordable)

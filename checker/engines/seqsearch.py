@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from fisheye.spec.history import History, Op, Value, value_key
 from fisheye.spec.realtime import RealTimePairs
@@ -80,11 +81,17 @@ def droppable_unread_maybes(history: History, uids: Iterable[int]) -> set[int]:
     return {u for us in maybes.values() for u in us if u not in kept}
 
 
-def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: Budget
-           ) -> list[int] | None:
+def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: Budget,
+           columns: Any = None) -> list[int] | None:
     """A sequence (uids) of the operations ``uids`` meeting clauses 1-4 of
     :mod:`fisheye.spec.realtime` restricted to them, or ``None`` when there is none.
-    Raises :class:`BudgetExhausted`."""
+    ``columns``: the history's :class:`.lin_arrays.Columns` when the caller has them
+    (the compiled search starts from them).  Raises :class:`BudgetExhausted`."""
+    # the common case of large checks (lin, register by register), compiled
+    if pairs.every_pair and history.timed and len(uids) >= compiled.COMPILED_FROM:
+        from .lin_arrays import search_compiled
+
+        return search_compiled(history, uids, budget, columns)
     ops = history.ops
     skip = droppable_unread_maybes(history, uids)
     keep = sorted(u for u in uids if u not in skip)
@@ -113,12 +120,6 @@ def search(history: History, uids: Sequence[int], pairs: RealTimePairs, budget: 
     # real time holds a lane back only through a neighbour's next operation: without
     # real-time pairs between the processes (sc) there is nothing to compare
     held = timed and nbrs is not None and any(nbrs)
-    # the common case of large checks (lin, register by register), compiled
-    if timed and complete_g and len(keep) >= compiled.COMPILED_FROM:
-        from .lin_kernel import search_compiled
-
-        return search_compiled(lanes, [history.initial_value(r) for r in regs], budget)
-
     # per lane, arrays for speed
     inv = [[op.invoke if op.invoke is not None else 0 for op in lane] for lane in lanes]
     comp = [[(INF if op.complete is None else op.complete) if op.invoke is not None else INF
