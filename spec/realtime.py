@@ -40,9 +40,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .graph import ProximityGraph
-from .history import History, format_value, value_key
+from .history import History, Op, format_value
 
 _MAX_PROBLEMS = 20
 
@@ -86,14 +87,19 @@ class RealTimePairs:
 def membership_problems(history: History, seq: Sequence[int], name: str = "S") -> list[str]:
     """Clause 1: distinct operations of the history, every non-``maybe`` one present."""
     n = len(history.ops)
-    bad = [u for u in seq if not (isinstance(u, int) and not isinstance(u, bool) and 0 <= u < n)]
-    if bad:
-        return [f"{name} names unknown operations {bad[:5]}"]
-    seen: set[int] = set()
-    for u in seq:
-        if u in seen:
-            return [f"{name} holds {history.ops[u].label()} twice"]
-        seen.add(u)
+    if not (all(type(u) is int for u in seq) and (not seq or (min(seq) >= 0 and max(seq) < n))):
+        bad = [u for u in seq if not (isinstance(u, int) and not isinstance(u, bool) and 0 <= u < n)]
+        if bad:
+            return [f"{name} names unknown operations {bad[:5]}"]
+    seen = set(seq)
+    if len(seen) < len(seq):
+        seen = set()
+        for u in seq:
+            if u in seen:
+                return [f"{name} holds {history.ops[u].label()} twice"]
+            seen.add(u)
+    if len(seen) == n:
+        return []
     missing = [op.label() for op in history.ops if op.uid not in seen and not op.maybe]
     if missing:
         return [f"{name} misses {', '.join(missing[:5])} (only operations marked maybe may be left out)"]
@@ -103,21 +109,33 @@ def membership_problems(history: History, seq: Sequence[int], name: str = "S") -
 def legality_problems(history: History, seq: Sequence[int], name: str = "S") -> list[str]:
     """Clause 2: reads and cas find the current value of their register."""
     ops = history.ops
-    current: dict[str, tuple] = {}
+    current: dict[str, Any] = {}  # register -> its value
+    source: dict[str, Op] = {}  # register -> the operation that wrote it
     out: list[str] = []
     for u in seq:
         op = ops[u]
-        if op.observes:
-            vk, src = current.get(op.register, (value_key(history.initial_value(op.register)), None))
-            if vk != value_key(op.observed):  # type: ignore[arg-type]
+        kind = op.kind
+        if kind != "w":  # it observes: a read, or a cas
+            reg = op.register
+            value = current.get(reg, _UNWRITTEN)
+            if value is _UNWRITTEN:
+                value = history.initial_value(reg)
+            # values are integers and strings: == compares them as value_key does
+            observed = op.value if kind == "r" else op.old
+            if value != observed:
+                src = source.get(reg)
                 was = "the initial value" if src is None else src.label()
                 out.append(f"{name} is not legal: {op.label()} follows {was} with no write of "
-                           f"{format_value(op.observed)} to {op.register} in between")
+                           f"{format_value(observed)} to {reg} in between")
                 if len(out) >= _MAX_PROBLEMS:
                     break
-        if op.writes:
-            current[op.register] = (op.vkey, op)
+        if kind != "r":  # it writes: a write, or a cas
+            current[op.register] = op.value
+            source[op.register] = op
     return out
+
+
+_UNWRITTEN = object()
 
 
 def process_order_problems(history: History, seq: Sequence[int], name: str = "S") -> list[str]:
@@ -145,17 +163,19 @@ def real_time_problems(history: History, pairs: RealTimePairs, seq: Sequence[int
     ops = history.ops
     complete = pairs.every_pair
     latest: dict[str, int] = {}  # process -> uid of its placed op with the latest invocation
-    overall: int | None = None
+    overall: int | None = None  # (every pair) the placed op with the latest invocation
+    overall_invoke = 0.0
     out: list[str] = []
     for u in seq:
         a = ops[u]
-        if a.invoke is None:
+        invoke = a.invoke
+        if invoke is None:
             return [f"{name} cannot be judged in real time: {a.label()} has no time"]
         if a.complete is not None:
             if complete:
                 # Also a same-process op: if it is the latest and process order holds,
                 # its invocation precedes a's, so no op placed so far violates clause 4.
-                cands = [] if overall is None else [overall]
+                cands = [] if overall is None or not a.complete < overall_invoke else [overall]
             else:
                 cands = [latest[q] for q in pairs.of_process(a.process) if q in latest]
             for v in cands:
@@ -167,11 +187,12 @@ def real_time_problems(history: History, pairs: RealTimePairs, seq: Sequence[int
                     break
             if len(out) >= _MAX_PROBLEMS:
                 break
-        prev = latest.get(a.process)
-        if prev is None or ops[prev].invoke < a.invoke:  # type: ignore[operator]
-            latest[a.process] = u
-        if overall is None or ops[overall].invoke < a.invoke:  # type: ignore[operator]
-            overall = u
+        if not complete:  # (every pair: only the overall latest is compared with)
+            prev = latest.get(a.process)
+            if prev is None or ops[prev].invoke < invoke:  # type: ignore[operator]
+                latest[a.process] = u
+        if overall is None or overall_invoke < invoke:
+            overall, overall_invoke = u, invoke
     return out
 
 
