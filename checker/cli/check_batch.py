@@ -7,7 +7,6 @@ outcome).  Shared by the batch of this process and the ``--spark`` corpus check
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import signal
 import sys
@@ -25,7 +24,7 @@ from fisheye.spec.history import History, HistoryError
 from fisheye.spec.models import Model, unsupported
 
 from ..engines import check
-from ..engines.gcpause import paused_gc
+from ..engines.gcpause import StartUp
 from ..errors import UsageError
 from ..formats import Imported, load, source_name
 from ..result import CheckResult, Verdict
@@ -106,12 +105,14 @@ def load_file(args: argparse.Namespace, path: str, deadline: Deadline | None = N
     (gc.freeze; freed as usual when dropped): on a 100,000-operation history, about 0.3 s
     of CPU that the collector spent traversing them."""
     limit = deadline if deadline is not None else Deadline()
+    start_up = StartUp()
     try:
-        with paused_gc(), reading_within(limit):
+        with reading_within(limit):
             loaded = load(path, fmt=args.format, nil_read=args.nil_read or "initial")
     except OutOfTime:
         raise ReadingTimedOut(source_name(path), args.timeout) from None
-    gc.freeze()
+    finally:
+        start_up.end()  # frozen before the collector runs again (else its first pass walks them all)
     return loaded
 
 
