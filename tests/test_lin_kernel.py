@@ -1,7 +1,9 @@
 """The compiled linearizability search (:mod:`fisheye.checker.engines.lin_kernel`) against
 the Python search it mirrors (:func:`fisheye.checker.engines.seqsearch.search`, the
 reference): the same sequence (or none) and the same number of configurations, on every
-history of tests/test_lin.py and on random ones, register by register and whole."""
+history of tests/test_lin.py and on random ones, register by register and whole; and the
+lin engine's other steps on arrays (:mod:`fisheye.checker.engines.lin_arrays`) against
+their Python form."""
 
 from __future__ import annotations
 
@@ -52,6 +54,7 @@ def _agree(history: History) -> None:
 @pytest.mark.parametrize("h", [STALE, *(case[1] for case in CASES)])
 def test_on_the_hand_cases(h):
     _agree(h)
+    _arrays_agree(h)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -66,12 +69,14 @@ def test_on_random_histories_with_crashes(seed):
     h = timed_history(rnd, min_processes=3, max_processes=6, min_ops=30, max_ops=120,
                       registers=tuple("AB"), linearizable=seed % 2 == 0)
     _agree(h)
+    _arrays_agree(h)
 
 
 @pytest.mark.parametrize(("seed", "bad"), [(s, b) for s in range(3) for b in ("", "bad", "absent")])
 def test_on_jepsen_like_histories(seed, bad):
     h = jepsen_like(seed, 900, 3, 6, 0.05, bad)
     _agree(h)
+    _arrays_agree(h)
 
 
 def test_a_budget_that_runs_out_runs_out_at_the_same_configuration():
@@ -111,16 +116,3 @@ def _arrays_agree(history: History) -> None:
         chains.append(seq)
     assert lin._merge(history, chains, cols) == lin._merge(history, chains)
 
-
-@pytest.mark.parametrize("h", [STALE, *(case[1] for case in CASES)])
-def test_array_steps_on_the_hand_cases(h):
-    _arrays_agree(h)
-
-
-@pytest.mark.parametrize("seed", range(12))
-def test_array_steps_on_random_histories(seed):
-    rnd = random.Random(seed)
-    h = timed_history(rnd, min_processes=3, max_processes=6, min_ops=30, max_ops=120,
-                      registers=tuple("ABC"), linearizable=seed % 3 != 0)
-    _arrays_agree(h)
-    _arrays_agree(jepsen_like(seed, 600, 3, 6, 0.05, ("", "bad", "absent")[seed % 3]))
