@@ -46,3 +46,25 @@ def test_merging_a_level_holds_no_second_copy_of_the_visited_set(monkeypatch, tm
     # beyond what was held (the old set, 8 MB): the level's sorted keys and a piece, then
     # the merged set (8.4 MB) once the old one is freed; an in-memory merge adds 8.4 MB
     assert peak < 8 * 1_000_000 // 4, peak
+
+
+def test_lookups_in_key_order_answer_for_each_key_in_its_place():
+    """``known`` of the visited set and of a level's sorted runs, whose searches take the
+    keys in increasing order: the answer of ``np.isin`` for every key, in the order given
+    (duplicates, keys below, between and above the table, empty sets included)."""
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        table = rng.integers(0, 300, size=int(rng.integers(0, 60)), dtype=np.uint64)
+        keys = rng.integers(0, 320, size=int(rng.integers(0, 80)), dtype=np.uint64)
+        want = np.isin(keys, table)
+        assert np.array_equal(store.members(np.unique(table), keys), want)
+        visited = store.FingerprintSet()
+        visited.merge(np.unique(table))
+        assert np.array_equal(visited.known(keys), want)
+        assert visited.known(keys.tolist()) == want.tolist()
+        runs, added = store.SortedRuns(), np.zeros(0, np.uint64)
+        for part in np.array_split(np.unique(table), int(rng.integers(1, 6))):
+            rng.shuffle(part)
+            runs.add(part)
+            added = np.union1d(added, part)
+            assert np.array_equal(runs.known(keys), np.isin(keys, added))

