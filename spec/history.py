@@ -80,10 +80,6 @@ def format_value(value: Any) -> str:
     return json.dumps(value)
 
 
-_new = object.__new__
-_setattr = object.__setattr__
-
-
 @dataclass(frozen=True)
 class Op:
     """One operation at ``process``, ``index``-th in its process order.
@@ -103,18 +99,6 @@ class Op:
     invoke: Time | None = None
     complete: Time | None = None
     maybe: bool = False
-
-    @classmethod
-    def of(cls, uid: int, process: str, index: int, kind: Kind, register: str, value: Value,
-           old: Value | None, invoke: Time | None, complete: Time | None, maybe: bool) -> Op:
-        """``Op(...)`` for every field, built without the frozen dataclass's checked
-        assignments (one dictionary instead of ten ``object.__setattr__`` calls: a
-        large history's operations are built at half the cost)."""
-        op = _new(cls)
-        _setattr(op, "__dict__", {"uid": uid, "process": process, "index": index, "kind": kind,
-                                   "register": register, "value": value, "old": old, "invoke": invoke,
-                                   "complete": complete, "maybe": maybe})
-        return op
 
     @property
     def is_write(self) -> bool:
@@ -587,7 +571,7 @@ def _quick_op(raw: Any, uid: int, p: str, i: int) -> Op | None:
                     return None
             elif type(complete) not in _TIME_TYPES or not _isfinite(complete) or complete < invoke:
                 return None
-    return Op.of(uid, p, i, kind, reg, value, old, invoke, complete, maybe)
+    return Op(uid, p, i, kind, reg, value, old, invoke, complete, maybe)
 
 
 def _parse_op(raw: Any, uid: int, p: str, i: int, where: _Where, bad: Any) -> Op:
