@@ -311,6 +311,35 @@ def test_the_compiled_view_rules_derive_what_the_rules_say(rng: random.Random, f
     assert got == want
 
 
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.randoms(use_true_random=False))
+def test_the_first_following_write_is_the_first_of_the_list_that_follows(rng: random.Random) -> None:
+    """``closure_kernel._first_following`` (the search of the from-read rule) against a
+    scan of the writer's list, from every starting entry ``j``, as Python and compiled."""
+    from fisheye.checker.engines.closure_kernel import _first_following
+    from fisheye.checker.engines.compiled_kernel import compiled_for
+    from fisheye.checker.engines.direct_order import Index, full_order
+
+    k = rng.randint(2, 4)
+    h = alg2_history(rng, k, rng.randint(4, 30), 2, random_graph(rng, procs_of(k), 0.5))
+    ix = Index(h)
+    n = len(h.ops)
+    edges = [(rng.randrange(n), rng.randrange(n)) for _ in range(rng.randint(0, 2 * n))]
+    order = full_order(ix, [(a, b) for a, b in edges if a < b])
+    assert order is not None
+    wr_start, wr_proc, wr_base, wl_start, wl = ix.writer_arrays
+    for size in (0, 10**9):  # the kernel as Python, then compiled
+        with compiled_for(size):
+            for e in range(len(wr_proc)):
+                lo, hi = int(wl_start[e]), int(wl_start[e + 1])
+                for w in range(n):
+                    pw, iw = ix.proc_of[w], ix.idx[w]
+                    want = next((a for a in range(lo, hi) if order.array[wr_base[e] + wl[a], pw] >= iw), hi)
+                    for j in range(lo - 1, hi):
+                        got = _first_following(order.array, wl, wr_base[e], lo, hi, j, wr_proc[e], pw, iw)
+                        assert got == want, (e, w, j)
+
+
 @pytest.mark.parametrize("model", STAR_MODELS)
 def test_a_resumed_view_saturation_equals_the_saturation_from_scratch(
         model: str, star_only: None, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -347,7 +376,9 @@ def test_a_resumed_view_saturation_equals_the_saturation_from_scratch(
 @settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_leaving_out_the_redundant_pairs_keeps_the_closure(data: st.DataObject) -> None:
-    """``direct_order.redundant``: the closure of the pairs kept is the closure of all."""
+    """``direct_order.redundant``: exactly the pairs its docstring names (implied through
+    a neighbour in process order), and the closure of the pairs kept is the closure of
+    all."""
     from fisheye.checker.engines.direct_order import Index, full_order, redundant
 
     procs = data.draw(st.integers(1, 4))
@@ -369,5 +400,8 @@ def test_leaving_out_the_redundant_pairs_keeps_the_closure(data: st.DataObject) 
     whole = full_order(ix, edges)
     assert whole is not None
     skip = redundant(ix, edges, whole)
+    assert skip == {(a, b) for a, b in edges
+                    if (a + 1 < ix.n and ix.po_next[a] and (a + 1 == b or ix.precedes(whole, a + 1, b)))
+                    or (b > 0 and ix.po_next[b - 1] and (b - 1 == a or ix.precedes(whole, a, b - 1)))}
     kept = full_order(ix, [e for e in edges if e not in skip])
     assert kept is not None and kept.clock == whole.clock

@@ -201,6 +201,50 @@ def _doubled(rows: np.ndarray, m: int) -> np.ndarray:
     return out
 
 
+@_kernel("int64(int64[:, :], int64[:], int64, int64, int64, int64, int64, int64, int64)")
+def _first_following(clock: np.ndarray, wl: np.ndarray, base: int, lo: int, hi: int, j: int, k: int,
+                     pw: int, iw: int) -> int:
+    """The first entry ``a`` of ``wl[lo:hi]`` (process-order indices of writes of
+    process ``k``, uids from ``base``) whose write follows or is the operation of index
+    ``iw`` of process ``pw`` (``clock[base + wl[a], pw] >= iw``), ``hi`` if none.  Those
+    entries are a suffix (rows of the clocks grow along the process order), so this is
+    a bisection; it starts where the answer most often is, just after ``j`` (the last
+    entry that precedes the read being saturated): a probe at ``j``, then steps
+    doubling from ``j + 1``, then a bisection between the last two probes.  On ``k``'s
+    own writes (``k == pw``) a write's clock entry is its index: no clock is read."""
+    if k == pw:
+        a, b = lo, hi
+        while a < b:
+            mid = (a + b) // 2
+            if wl[mid] >= iw:
+                b = mid
+            else:
+                a = mid + 1
+        return a
+    if j >= lo and clock[base + wl[j], pw] >= iw:
+        a, b = lo, j
+    else:
+        a = j + 1
+        step = 1
+        while True:
+            probe = a + step - 1
+            if probe >= hi:
+                b = hi
+                break
+            if clock[base + wl[probe], pw] >= iw:
+                b = probe
+                break
+            a = probe + 1
+            step *= 2
+    while a < b:
+        mid = (a + b) // 2
+        if clock[base + wl[mid], pw] >= iw:
+            b = mid
+        else:
+            a = mid + 1
+    return a
+
+
 VIEW, FORCED, FROM_READ, LEGALITY, INITIAL = 0, 1, 2, 3, 4
 """Kinds of the orderings :func:`view_rules` derives."""
 
@@ -265,15 +309,8 @@ def view_rules(clock: np.ndarray, reads: np.ndarray, sources: np.ndarray, reg: n
                     out[m, 0], out[m, 1], out[m, 2], out[m, 3], out[m, 4] = FORCED, wp, w, r, w
                     m += 1
             if fr:
-                # the first write of k to x that follows or is w (rows clock[.][pw] do
-                # not decrease along the process order), then past w itself
-                a, b = lo, hi
-                while a < b:
-                    mid = (a + b) // 2
-                    if clock[base + wl[mid], pw] >= iw:
-                        b = mid
-                    else:
-                        a = mid + 1
+                # the first write of k to x that follows or is w, then past w itself
+                a = _first_following(clock, wl, base, lo, hi, j, k, pw, iw)
                 if a < hi and base + wl[a] == w:
                     a += 1
                 if a < hi:

@@ -338,14 +338,18 @@ def redundant(ix: Index, edges: Iterable[tuple[int, int]], order: DOrder) -> set
     (without ``a``, or without ``b``), so any left-out pair on it has a smaller
     interval, and induction on the interval's size ends at pairs kept.  The closures of
     the star search re-read their generating pairs, so fewer pairs make them cheaper."""
-    n, po_next, proc_of, idx, clock = ix.n, ix.po_next, ix.proc_of, ix.idx, order.clock
-    out = set()
-    for a, b in edges:
-        if a + 1 < n and po_next[a] and (a + 1 == b or idx[a + 1] <= clock[b][proc_of[a]]):
-            out.add((a, b))
-        elif b > 0 and po_next[b - 1] and (b - 1 == a or idx[a] <= clock[b - 1][proc_of[a]]):
-            out.add((a, b))
-    return out
+    pairs = list(edges)
+    if not pairs:
+        return set()
+    flat = flat_pairs(pairs)
+    a, b = flat[0::2], flat[1::2]
+    arr, po_next, idx = order.array, ix.po_next_array, ix.idx_array
+    k = ix.proc_array[a]
+    after_a = np.minimum(a + 1, ix.n - 1)  # a's successor, where po_next[a]
+    before_b = np.maximum(b - 1, 0)  # b's predecessor, where b > 0 and po_next[b - 1]
+    skip = po_next[a] & ((after_a == b) | (idx[after_a] <= arr[b, k]))
+    skip |= (b > 0) & po_next[before_b] & ((before_b == a) | (idx[a] <= arr[before_b, k]))
+    return {pairs[i] for i in np.flatnonzero(skip).tolist()}
 
 
 def conflict_of(ix: Index, edges: Mapping[tuple[int, int], Info], base: DOrder | None = None,
