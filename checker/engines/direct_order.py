@@ -353,7 +353,7 @@ def redundant(ix: Index, edges: Iterable[tuple[int, int]], order: DOrder) -> set
 
 
 def conflict_of(ix: Index, edges: Mapping[tuple[int, int], Info], base: DOrder | None = None,
-                new: Iterable[tuple[int, int]] = ()) -> Conflict:
+                new: Pairs = ()) -> Conflict:
     """The certificate of a cyclic ``po ∪ edges``: the cycle, each edge with its reason.
     ``base`` and ``new``: ``edges`` is ``base``'s generating edges plus the batch
     ``new`` that :func:`extend_order` refused; the cycle is then one through a pair of

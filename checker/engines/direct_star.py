@@ -80,6 +80,7 @@ class _Edge:
     # per process k in (p, q) and per viewer "own"/"other": po indices of M_pq ops of k
     writes: dict[int, list[int]]
     alls: dict[int, list[int]]
+    arrays: dict[tuple[int, bool], np.ndarray]  # (k, all operations?): writes or alls of k, as an array
 
 
 def _edges_of(ix: Index, graph: ProximityGraph, all_operations: bool) -> list[_Edge]:
@@ -94,7 +95,9 @@ def _edges_of(ix: Index, graph: ProximityGraph, all_operations: bool) -> list[_E
         else:
             members = tuple(ix.base[k] + i for k in (p, q) for i in writes[k])
         if len(members) > 1:
-            out.append(_Edge(p, q, members, writes, alls))
+            arrays = {(k, every): np.array((alls if every else writes)[k], np.int64)
+                      for k in (p, q) for every in (False, True)}
+            out.append(_Edge(p, q, members, writes, alls, arrays))
     return out
 
 
@@ -114,13 +117,12 @@ def _forced_star(ix: Index, star: DOrder, views: list[View], edges: list[_Edge],
         arr = v.order.array
         name = f"S_{ix.procs[i]}"
         for e in edges:
-            lists = {k: (e.alls[k] if (all_operations and (k == i or beyond_scope)) else e.writes[k])
-                     for k in (e.p, e.q)}
+            lists = {k: e.arrays[k, all_operations and (k == i or beyond_scope)] for k in (e.p, e.q)}
             for k_b, k in ((e.p, e.q), (e.q, e.p)):
-                if not lists[k_b] or not lists[k]:
+                if not len(lists[k_b]) or not len(lists[k]):
                     continue
-                b = ix.base[k_b] + np.array(lists[k_b], np.int64)
-                lst = np.array(lists[k], np.int64)
+                b = ix.base[k_b] + lists[k_b]
+                lst = lists[k]
                 j = np.searchsorted(lst, arr[b, k], side="right") - 1
                 a = ix.base[k] + lst[np.maximum(j, 0)]
                 keep = (j >= 0) & (a - ix.base[k] > star_arr[b, k])  # a does not yet precede b
@@ -426,20 +428,23 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     out: list[set[int]] = []
     first: Conflict | None = None
     accepted: list[Edges] = []
+    chunk_flat: list[np.ndarray] = []  # the pairs of each accepted batch, flat
     star, star_edges = order, dict(E)
     edge_of = {info[1]: e for e, info in chosen.items()}  # one edge per literal (one per row end)
     for chunk in _chunks(chosen, rank, ix.n):
         pending = dict(chunk)
+        trail.add(STAR, pending)  # a retry holds part of the batch, recorded already
         while pending:
-            trail.add(STAR, pending)
             budget.tick()
-            got = extend_order(ix, star, pending.keys())
+            flat = flat_pairs(pending.keys())
+            got = extend_order(ix, star, flat)
             if got is not None:
                 star = got
                 star_edges.update(pending)
                 accepted.append(pending)
+                chunk_flat.append(flat)
                 break
-            c = conflict_of(ix, {**star_edges, **pending}, star, pending.keys())
+            c = conflict_of(ix, {**star_edges, **pending}, star, flat)
             first = first or c
             got_lits = analyser.literals(c, trail, STAR)
             out.extend(got_lits)
@@ -451,7 +456,6 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     common: DOrder | None = star
     based_on: set[int] = set()
     chunk_lits = [{info[1] for info in chunk.values()} for chunk in accepted]
-    chunk_flat = [flat_pairs(chunk.keys()) for chunk in accepted]
     # the accepted orientation less the dropped literals: the rows of its pairs kept
     whole = np.concatenate(chunk_flat).reshape(-1, 2) if chunk_flat else np.empty((0, 2), np.int64)
     row_of = {info[1]: i for i, info in enumerate(info for chunk in accepted for info in chunk.values())}
