@@ -31,6 +31,7 @@ from fisheye.checker.explore.engine import explore as local_explore
 from fisheye.checker.explore.expand import Context
 from fisheye.checker.explore.report import ReportBuilder
 from fisheye.checker.explore.store import FingerprintSet
+from fisheye.checker.spark import bfs
 from fisheye.checker.spark import explore as spark_explore
 from fisheye.checker.spark.bfs import admit
 from fisheye.impl.api import Step, replay
@@ -85,19 +86,61 @@ def test_admit_keeps_new_fingerprints_once_with_their_least_path() -> None:
     visited = FingerprintSet()
     visited.merge([9, 5])
     fps = np.array([9, 7, 3, 7, 3, 7], dtype=np.uint64)
-    paths = [(0,), (2, 1), (4,), (1, 0), (3,), (1, 1)]
+    paths = np.array([(0, 5), (2, 1), (4, 0), (1, 0), (3, 9), (1, 1)], dtype=bfs.PATH_DTYPE)
     chosen = admit(visited, fps, paths)
     assert visited.old.tolist() == [3, 5, 7, 9]                    # sorted, merged
     assert [int(fps[i]) for i in chosen] == [3, 7]                  # fingerprint order, 9 seen
-    assert [paths[i] for i in chosen] == [(3,), (1, 0)]             # shortest, then least
-    assert admit(visited, fps, paths) == [] and len(visited) == 4   # nothing new the second time
+    assert [tuple(paths[i]) for i in chosen] == [(3, 9), (1, 0)]    # the least path
+    assert not len(admit(visited, fps, paths)) and len(visited) == 4   # nothing new the second time
+
+
+def test_admit_picks_the_least_path_of_each_new_fingerprint() -> None:
+    """Against the definition (least tuple per fingerprint), on many duplicates and on path
+    lengths across the 4-step words the comparison packs them into."""
+    rng = np.random.default_rng(7)
+    for length in (0, 1, 3, 4, 5, 9):
+        visited = FingerprintSet()
+        visited.merge(range(0, 40, 3))
+        fps = rng.integers(0, 40, 500).astype(np.uint64)
+        paths = rng.integers(0, 4, (500, length)).astype(bfs.PATH_DTYPE)
+        least: dict[int, tuple[int, ...]] = {}
+        for f, p in zip(fps.tolist(), map(tuple, paths.tolist()), strict=True):
+            if f % 3 and (f not in least or p < least[f]):
+                least[f] = p
+        chosen = admit(visited, fps, paths)
+        assert {int(fps[i]): tuple(paths[i].tolist()) for i in chosen} == least
+        assert fps[chosen].tolist() == sorted(least)
+
+
+@pytest.mark.parametrize("kernel", ["compiled", "python"])
+def test_the_least_path_wins_within_and_across_batches(kernel: str) -> None:
+    """Every state of a level arrives three times, with random paths, spread over two
+    batches: the children the shard sends on extend only the least path of each state."""
+    ctx = make_context(SMALL, "p0:p1")
+    _fp, first = bfs.initial_batch(ctx, kernel)
+    c = [0] * bfs.N_COUNTERS
+    out = [p for _d, p in bfs.step(ctx, 0, 1, [(0, first)], c, kernel=kernel) if p[0] == bfs.BATCH]
+    _, fps, states, _paths = out[0]
+    assert len(fps) > 1
+    rng = np.random.default_rng(3)
+    idx = rng.permutation(np.tile(np.arange(len(fps)), 3))
+    paths = rng.integers(0, 30, (len(idx), 5)).astype(bfs.PATH_DTYPE)
+    least: dict[int, tuple[int, ...]] = {}
+    for i, p in zip(idx.tolist(), map(tuple, paths.tolist()), strict=True):
+        least[i] = min(least.get(i, p), p)
+    half = len(idx) // 2
+    batches = [(0, (bfs.BATCH, fps[sel], states[sel], paths[part]))
+               for sel, part in ((idx[:half], slice(0, half)), (idx[half:], slice(half, None)))]
+    children = [p for _d, p in bfs.step(ctx, 0, 1, batches, c, kernel=kernel) if p[0] == bfs.BATCH]
+    prefixes = {tuple(r) for b in children for r in b[3][:, :-1].tolist()}
+    assert prefixes and prefixes <= set(least.values())
+    assert len(prefixes) > 1
 
 
 @pytest.mark.parametrize("shards", [1, 3])
 def test_levels_in_the_driver_give_the_local_report(shards: int) -> None:
     """The level step run in process (``driver_width`` above every width: Spark only
     checks the histories) builds the local engine's report, for any number of shards."""
-    from fisheye.checker.spark import bfs
 
     lctx, sctx = make_context(PUBLISHED, "p0:p1", variant="published"), make_context(
         PUBLISHED, "p0:p1", variant="published")
@@ -129,7 +172,6 @@ def test_level_step_is_independent_of_the_processes_cache_history() -> None:
 
     from pyspark import cloudpickle
 
-    from fisheye.checker.spark import bfs
 
     def ctx() -> Context:
         return make_context(PUBLISHED, "p0:p1", variant="published")
@@ -140,9 +182,8 @@ def test_level_step_is_independent_of_the_processes_cache_history() -> None:
     for seed in range(6):
         rng = rnd.Random(seed)
         ctxs = [cloudpickle.loads(frozen) for _ in range(2)]
-        blob = bfs.initial_bytes(ctxs[0])
-        fp = bfs.fingerprint_bytes(blob)
-        records = {fp % 2: [(bfs.BATCH, np.array([fp], dtype=np.uint64), [blob], [()])]}
+        fp, first = bfs.initial_batch(ctxs[0])
+        records = {fp % 2: [first]}
         transitions = 0
         while True:
             c = [0] * bfs.N_COUNTERS
@@ -338,7 +379,6 @@ def test_budget_cuts_the_run_short_and_says_so(spark: Any, run_cli: Any) -> None
 def test_depth_bound_gives_the_local_report_on_spark_and_in_the_driver(spark: Any) -> None:
     """``max_depth``: the states at that depth are admitted, not expanded, on every engine;
     the bounded run says so and its counts are the local engine's."""
-    from fisheye.checker.spark import bfs
 
     def ctx() -> Context:
         return make_context("paris-berlin-newyork", "paper")

@@ -6,12 +6,19 @@ driver (``docs/spark.md`` gives the design and its cost model).
   aggregate of the terminal states it found (grouped by terminal record: count and least
   path).
 * One level is one task per shard (:func:`step`): it reads its record and the *batches* of
-  candidate states sent to it, admits the candidates whose fingerprint it does not own yet
-  (``searchsorted`` on the sorted array, then a linear ``insert``), expands every admitted
-  state with the explorer's state-local successor function
-  (:func:`fisheye.checker.explore.expand.expand_bytes`: the reduction included), and writes
-  its new record plus **one batch per destination shard** (fingerprints as a ``uint64``
-  array, encoded states, paths).  No per-state Python work happens in Spark itself.
+  candidate states sent to it, keeps one candidate per fingerprint (the least path: one
+  ``lexsort``), admits those the shard does not own yet (``searchsorted`` on the sorted
+  array, then a linear ``insert``), expands every admitted state -- with the system's
+  compiled kernel, one call for the whole shard (``kernel="compiled"``), or with the
+  explorer's state-local successor function
+  (:func:`fisheye.checker.explore.expand.expand_bytes`), the reduction included --, keeps
+  one successor per fingerprint the same way, and writes its new record plus **one batch
+  per destination shard** (one boolean mask each).  A batch is arrays: the fingerprints
+  (``uint64``), the states (the kernel's rows as a 2-D integer array, narrowed to one byte
+  a value when the values fit; or the encoded states as an object array) and the paths
+  (a 2-D ``uint8``/``uint16`` array: at one level every path has the same length).  Only
+  terminal states (few) become Python objects; no per-state Python work happens in Spark
+  itself.
 * On Spark, a level's tasks are the result stage of one job on a PySpark RDD whose output
   is already in the pair format of Spark's shuffle writer; the next level's shuffle is then
   built in the JVM (``PairwiseRDD`` → ``partitionBy`` with the identity partitioner): one
@@ -23,7 +30,8 @@ driver (``docs/spark.md`` gives the design and its cost model).
   on wide levels.  The records move between the driver and Spark when the width crosses
   the threshold.
 * Each state carries its *path*: the indices of the successors taken from the initial
-  state.  Among duplicates the shortest, then lexicographically least, path wins, so
+  state.  Among duplicates the shortest (the level's), then lexicographically least, path
+  wins, so
   results never depend on task timing, and a violation's schedule is a shortest one
   (rebuilt by replaying the path,
   :func:`fisheye.checker.explore.expand.schedule_of_path`).
@@ -67,8 +75,8 @@ FINGERPRINT_BITS = 64
 DRIVER_WIDTH = 4000          # levels with fewer candidates run in the driver (docs/benchmarks.md)
 DRIVER_STATES = 4_000_000    # ... as long as the visited fingerprints (8 bytes each) are this few
 SHARD, BATCH = 0, 1          # the two kinds of payload a shard task reads and writes
+PATH_DTYPE = np.uint16       # a path's steps: indices among a state's reduced successors
 _PROTO = pickle.HIGHEST_PROTOCOL
-_EMPTY = np.zeros(0, dtype=np.uint64)
 
 # Per-level counters (an accumulator on Spark): admitted states, visited states after the
 # level, transitions expanded, states pruned, candidates sent on.
@@ -78,7 +86,7 @@ N_COUNTERS = 5
 
 # States cross processes as the explorer's canonical bytes (``ctx.codec``), named by the
 # one 64-bit fingerprint of those bytes (``fisheye.checker.explore.codec.fingerprint``).
-__all__ = ["admit", "collision_probability", "run", "step"]
+__all__ = ["admit", "collision_probability", "initial_batch", "least_per_key", "run", "step"]
 
 
 def _key(path: Path) -> tuple[int, Path]:
@@ -104,33 +112,77 @@ def group_key(rec: TerminalRecord) -> int:
 
 # ---- one shard, one level (on an executor or in the driver) -------------------------------
 
-def admit(visited: FingerprintSet, fps: np.ndarray, paths: list[Path]) -> list[int]:
-    """Admit the candidates (``fps[i]`` reached by ``paths[i]``) never visited into
-    ``visited``; returns one index per new fingerprint (its least path), in fingerprint
-    order."""
+def _path_words(paths: np.ndarray) -> list[np.ndarray]:
+    """The rows of ``paths`` (equal lengths) packed into ``uint64`` words, first word first,
+    each step in as many bits as the largest step of ``paths`` needs: words compare as the
+    paths do, lexicographically (a path at depth 21 with at most 8 successors a state takes
+    one word)."""
+    k, length = paths.shape
+    bits = max(int(paths.max()).bit_length(), 1) if paths.size else 1
+    per_word = 64 // bits
+    words = []
+    for c in range(0, length, per_word):
+        w = np.zeros(k, dtype=np.uint64)
+        for j in range(c, min(c + per_word, length)):
+            w <<= np.uint64(bits)
+            w |= paths[:, j]
+        words.append(w)
+    return words
+
+
+def _narrow(a: np.ndarray) -> np.ndarray:
+    """``a`` as the smallest of its integer type, ``uint8`` and ``int8`` that holds its
+    values (a batch crosses the shuffle in it; :func:`step` widens it back)."""
+    if a.dtype == object or not a.size or a.dtype.itemsize == 1:
+        return a
+    lo, hi = int(a.min()), int(a.max())
+    for t in (np.uint8, np.int8):
+        info = np.iinfo(t)
+        if info.min <= lo and hi <= info.max:
+            return a.astype(t)
+    return a
+
+
+def least_per_key(fps: np.ndarray, paths: np.ndarray) -> np.ndarray:
+    """For each distinct fingerprint of ``fps``, the index of its candidate with the
+    lexicographically least path (``paths``: one row per candidate, all of one length, as
+    at one level of the search): one ``lexsort``, in fingerprint order."""
     if not len(fps):
-        return []
-    order = np.argsort(fps, kind="stable")
+        return np.zeros(0, dtype=np.intp)
+    order = np.lexsort((*reversed(_path_words(paths)), fps))
     s = fps[order]
     first = np.empty(len(s), dtype=bool)
     first[0] = True
     np.not_equal(s[1:], s[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    uniq = s[starts]
-    new = [j for j, seen in enumerate(visited.known(uniq.tolist())) if not seen]
-    if not new:
-        return []
-    ends = np.append(starts[1:], len(s))
-    order_l, starts_l, ends_l = order.tolist(), starts.tolist(), ends.tolist()
-    chosen: list[int] = []
-    for j in new:
-        a, b = starts_l[j], ends_l[j]
-        if b - a == 1:
-            chosen.append(order_l[a])
-        else:
-            chosen.append(min(order_l[a:b], key=lambda i: _key(paths[i])))
-    visited.merge(uniq[new])
+    return order[first]
+
+
+def admit(visited: FingerprintSet, fps: np.ndarray, paths: np.ndarray) -> np.ndarray:
+    """Admit the candidates (``fps[i]`` reached by ``paths[i]``, paths of one length) never
+    visited into ``visited``; returns one index per new fingerprint (its least path), in
+    fingerprint order."""
+    pick = least_per_key(fps, paths)
+    chosen = pick[~visited.known(fps[pick])]
+    visited.merge(fps[chosen])
     return chosen
+
+
+def _objects(items: list[Any]) -> np.ndarray:
+    a = np.empty(len(items), dtype=object)
+    a[:] = items
+    return a
+
+
+def initial_batch(ctx: Context, kernel: str = "python") -> tuple[int, tuple]:
+    """The initial state's fingerprint and the batch that carries it (empty path)."""
+    kern = select_kernel(ctx, kernel) if kernel == "compiled" else None
+    if kern is None:
+        blob = initial_bytes(ctx)
+        fp, states = fingerprint_bytes(blob), _objects([blob])
+    else:
+        states = kern.encode(ctx.system.initial())[None, :]
+        fp = int(kern.fingerprints(states)[0])
+    return fp, (BATCH, np.array([fp], dtype=np.uint64), states, np.zeros((1, 0), dtype=PATH_DTYPE))
 
 
 def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
@@ -138,91 +190,82 @@ def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
     """Shard ``index`` of ``n`` at one level: admit, expand, route (module docstring).
     Adds this level's counters to ``counters``; yields ``(destination, payload)``.
     ``expand=False`` (the depth bound): admit only.  ``kernel="compiled"``: the states are
-    rows of the system's compiled kernel, the admitted ones expanded in one batch."""
+    rows of the system's compiled kernel, the admitted ones expanded in one batch; else
+    they are the explorer's encoded states, expanded one by one.  Either way, admission,
+    deduplication and routing are array operations."""
     visited, groups = FingerprintSet(), {}
-    fps_parts: list[np.ndarray] = []
-    blobs: list[bytes] = []
-    paths: list[Path] = []
+    batches: list[tuple] = []
     for _dst, payload in records:
         if payload[0] == SHARD:
             _, visited, groups = payload
         else:
-            _, f, b, p = payload
-            fps_parts.append(f)
-            blobs.extend(b)
-            paths.extend(p)
-    fps = np.concatenate(fps_parts) if len(fps_parts) > 1 else (fps_parts[0] if fps_parts else _EMPTY)
+            batches.append(payload)
+    if not batches:
+        yield index, (SHARD, visited, groups)
+        counters[VISITED] += len(visited)
+        return
+    fps, states, paths = (np.concatenate([b[i] for b in batches]) for i in (1, 2, 3))
     fresh = admit(visited, fps, paths)
     if not expand:
         yield index, (SHARD, visited, groups)
         counters[ADMITTED] += len(fresh)
         counters[VISITED] += len(visited)
         return
-    best: dict[int, tuple[bytes, Path]] = {}
-    transitions = pruned = 0
+    kern = select_kernel(ctx, kernel) if kernel == "compiled" else None
+    states, paths = states[fresh], paths[fresh].astype(PATH_DTYPE)
+    if kern is not None:
+        states = states.astype(kern.dtype, copy=False)
+    pruned = 0
 
-    def offer(fp: int, child: bytes, p2: Path) -> None:
-        old = best.get(fp)
-        if old is None or _key(p2) < _key(old[1]):
-            best[fp] = (child, p2)
-
-    def terminal(e: Expansion, path: Path) -> int:
+    def terminal(e: Expansion, x: int) -> int:
         if e.kind == PRUNED:
             return 1
         rec = e.record
         assert rec is not None
         key = group_key(rec)
-        g: Group = (1, rec, path)
+        g: Group = (1, rec, tuple(paths[x].tolist()))
         groups[key] = merge_group(groups[key], g) if key in groups else g
         return 0
 
-    kern = select_kernel(ctx, kernel) if kernel == "compiled" else None
-    if kern is not None and fresh:
-        rows = np.frombuffer(b"".join(blobs[i] for i in fresh), dtype=kern.dtype)
-        rows = rows.reshape(len(fresh), kern.width)
-        batch = kern.expand(rows)
-        transitions += len(batch.keys)
-        for x, status in enumerate(batch.status.tolist()):
-            if status == K_PRUNED:
-                pruned += 1
-            elif status != K_INNER:
-                pruned += terminal(expand_state(ctx, kern.decode(rows[x])), paths[fresh[x]])
-        children = batch.children
-        for x, (fp, par, j) in enumerate(zip(batch.keys.tolist(), batch.parent.tolist(), batch.step.tolist(),
-                                             strict=True)):
-            offer(fp, children[x].tobytes(), paths[fresh[par]] + (j,))
-    elif kern is None:
-        fp_of = fingerprint_bytes
-        for i in fresh:
-            path = paths[i]
-            e = expand_bytes(ctx, blobs[i])
+    if kern is not None:
+        batch = kern.expand(states)
+        status = batch.status
+        pruned += int(np.count_nonzero(status == K_PRUNED))
+        for x in np.flatnonzero((status != K_PRUNED) & (status != K_INNER)).tolist():
+            pruned += terminal(expand_state(ctx, kern.decode(states[x])), x)
+        out_fps, children, parent, steps = batch.keys, batch.children, batch.parent, batch.step
+    else:
+        kids: list[bytes] = []
+        par: list[int] = []
+        stp: list[int] = []
+        for x, blob in enumerate(states.tolist()):
+            e = expand_bytes(ctx, blob)
             if e.kind == INNER:
-                transitions += len(e.children)
-                for j, child in enumerate(e.children):
-                    offer(fp_of(child), child, path + (j,))
+                kids.extend(e.children)
+                par.extend([x] * len(e.children))
+                stp.extend(range(len(e.children)))
             else:
-                pruned += terminal(e, path)
+                pruned += terminal(e, x)
+        out_fps = np.fromiter(map(fingerprint_bytes, kids), dtype=np.uint64, count=len(kids))
+        children, parent, steps = _objects(kids), np.array(par, dtype=np.intp), np.array(stp)
+    if len(steps) and int(steps.max()) > np.iinfo(PATH_DTYPE).max:
+        raise ValueError(f"a state with more than {np.iinfo(PATH_DTYPE).max + 1} reduced successors")
+    child_paths = np.empty((len(parent), paths.shape[1] + 1), dtype=paths.dtype)
+    child_paths[:, :-1] = paths[parent]
+    child_paths[:, -1] = steps
+    pick = least_per_key(out_fps, child_paths)
+    dst = (out_fps[pick] % np.uint64(n)).astype(np.intp)
+    keep = np.ones(len(pick), dtype=bool)
+    mine = np.flatnonzero(dst == index)     # successors this shard owns and has seen: not sent
+    keep[mine[visited.known(out_fps[pick[mine]])]] = False
     yield index, (SHARD, visited, groups)
     emitted = 0
-    if best:
-        out_fps = np.fromiter(best.keys(), dtype=np.uint64, count=len(best))
-        dst = (out_fps % np.uint64(n)).astype(np.intp)
-        mine = dst == index
-        if mine.any():       # successors this shard owns and has seen: no need to send them
-            hit = np.array(visited.known(out_fps[mine].tolist()), dtype=bool)
-            keep = np.ones(len(out_fps), dtype=bool)
-            keep[np.flatnonzero(mine)[hit]] = False
-        else:
-            keep = np.ones(len(out_fps), dtype=bool)
-        values = list(best.values())
-        for d in range(n):
-            sel = np.flatnonzero((dst == d) & keep)
-            if not len(sel):
-                continue
-            sl = sel.tolist()
-            emitted += len(sl)
-            yield d, (BATCH, out_fps[sel], [values[i][0] for i in sl], [values[i][1] for i in sl])
-    for k, v in enumerate((len(fresh), len(visited), transitions, pruned, emitted)):
+    for d in range(n):
+        sel = pick[(dst == d) & keep]
+        if len(sel):
+            emitted += len(sel)
+            yield d, (BATCH, out_fps[sel], _narrow(children[sel]), _narrow(child_paths[sel]))
+    for k, v in enumerate((len(fresh), len(visited), len(out_fps), pruned, emitted)):
         counters[k] += v
 
 
@@ -408,15 +451,8 @@ def run(sc: Any, ctx: Context, *, partitions: int, max_states: int | None = None
     start = time.perf_counter()
     bound = max_depth               # (the name max_depth is the deepest level reached below)
     n = partitions
-    kern = select_kernel(ctx, kernel) if kernel == "compiled" else None
-    if kern is None:
-        blob = initial_bytes(ctx)
-        fp = fingerprint_bytes(blob)
-    else:
-        row = kern.encode(ctx.system.initial())[None, :]
-        blob, fp = row.tobytes(), int(kern.fingerprints(row)[0])
-    local: dict[int, list[tuple]] | None = {
-        fp % n: [(BATCH, np.array([fp], dtype=np.uint64), [blob], [()])]}
+    fp, first = initial_batch(ctx, kernel)
+    local: dict[int, list[tuple]] | None = {fp % n: [first]}
     spark = _SparkLevels(sc, ctx, n, kernel)
 
     def acc() -> Any:
