@@ -128,12 +128,11 @@ class Trail:
         if cols is None:
             cols = self._cols[graph] = (array("q"), array("q"), array("q"))
         src, dst, stamps = cols
-        for e, info in new.items():
-            if e not in born:
-                born[e] = (t, info)
-                src.append(e[0])
-                dst.append(e[1])
-                stamps.append(t)
+        fresh = [e for e in new if e not in born]
+        born.update({e: (t, new[e]) for e in fresh})
+        src.extend([e[0] for e in fresh])
+        dst.extend([e[1] for e in fresh])
+        stamps.extend([t] * len(fresh))
 
 
 _NO_COLUMNS = (array("q"), array("q"), array("q"))

@@ -444,8 +444,8 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
                 accepted.append(pending)
                 chunk_flat.append(flat)
                 break
-            c = conflict_of(ix, {**star_edges, **pending}, star, flat)
-            first = first or c
+            c = conflict_of(ix, ChainMap(pending, star_edges), star, flat)
+            first = first or Conflict(c.reasons)
             got_lits = analyser.literals(c, trail, STAR)
             out.extend(got_lits)
             _drop(pending, got_lits[0], edge_of)
