@@ -6,17 +6,17 @@ driver (``docs/spark.md`` gives the design and its cost model).
   aggregate of the terminal states it found (grouped by terminal record: count and least
   path).
 * One level is one task per shard (:func:`step`): it reads its record and the *batches* of
-  candidate states sent to it, keeps one candidate per fingerprint (the least path: one
-  ``lexsort``), admits those the shard does not own yet (``searchsorted`` on the sorted
-  array, then a linear ``insert``), expands every admitted state -- with the system's
-  compiled kernel, one call for the whole shard (``kernel="compiled"``), or with the
-  explorer's state-local successor function
+  candidate states sent to it, keeps one candidate per fingerprint (the least path: a sort
+  of the fingerprints, then array minima per group), admits those the shard does not own
+  yet (``searchsorted`` on the sorted array, then a linear ``insert``), expands every
+  admitted state -- with the system's compiled kernel, one call for the whole shard
+  (``kernel="compiled"``), or with the explorer's state-local successor function
   (:func:`fisheye.checker.explore.expand.expand_bytes`), the reduction included --, keeps
   one successor per fingerprint the same way, and writes its new record plus **one batch
-  per destination shard** (one boolean mask each).  A batch is arrays: the fingerprints
+  per destination shard** (one boolean mask each). A batch is arrays: the fingerprints
   (``uint64``), the states (the kernel's rows as a 2-D integer array, narrowed to one byte
-  a value when the values fit; or the encoded states as an object array) and the paths
-  (a 2-D ``uint8``/``uint16`` array: at one level every path has the same length).  Only
+  a value when the values fit; or the encoded states as an object array) and the paths (a
+  2-D ``uint8``/``uint16`` array: at one level every path has the same length). Only
   terminal states (few) become Python objects; no per-state Python work happens in Spark
   itself.
 * On Spark, a level's tasks are the result stage of one job on a PySpark RDD whose output
@@ -146,15 +146,30 @@ def _narrow(a: np.ndarray) -> np.ndarray:
 def least_per_key(fps: np.ndarray, paths: np.ndarray) -> np.ndarray:
     """For each distinct fingerprint of ``fps``, the index of its candidate with the
     lexicographically least path (``paths``: one row per candidate, all of one length, as
-    at one level of the search): one ``lexsort``, in fingerprint order."""
+    at one level of the search), in fingerprint order: one sort of the fingerprints, then
+    per group the least path, word by word (:func:`_path_words`), by
+    ``numpy.minimum.reduceat`` -- no comparison sort on the paths."""
     if not len(fps):
         return np.zeros(0, dtype=np.intp)
-    order = np.lexsort((*reversed(_path_words(paths)), fps))
+    order = np.argsort(fps)
     s = fps[order]
     first = np.empty(len(s), dtype=bool)
     first[0] = True
     np.not_equal(s[1:], s[:-1], out=first[1:])
-    return order[first]
+    if first.all():
+        return order
+    starts = np.flatnonzero(first)
+    group = np.cumsum(first) - 1
+    least = np.ones(len(s), dtype=bool)       # candidates whose path ties the group's least so far
+    top = np.uint64(np.iinfo(np.uint64).max)
+    for w in _path_words(paths[order]):
+        low = np.minimum.reduceat(np.where(least, w, top), starts)
+        least &= w == low[group]
+    at = np.flatnonzero(least)
+    keep = np.empty(len(at), dtype=bool)
+    keep[0] = True
+    np.not_equal(group[at[1:]], group[at[:-1]], out=keep[1:])
+    return order[at[keep]]
 
 
 def admit(visited: FingerprintSet, fps: np.ndarray, paths: np.ndarray) -> np.ndarray:
@@ -204,17 +219,20 @@ def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
         yield index, (SHARD, visited, groups)
         counters[VISITED] += len(visited)
         return
-    fps, states, paths = (np.concatenate([b[i] for b in batches]) for i in (1, 2, 3))
-    fresh = admit(visited, fps, paths)
+    fps, paths = (np.concatenate([b[i] for b in batches]) for i in (1, 3))
+    fresh = np.sort(admit(visited, fps, paths))      # (batch order: each batch's rows read once)
     if not expand:
         yield index, (SHARD, visited, groups)
         counters[ADMITTED] += len(fresh)
         counters[VISITED] += len(visited)
         return
     kern = select_kernel(ctx, kernel) if kernel == "compiled" else None
-    states, paths = states[fresh], paths[fresh].astype(PATH_DTYPE)
+    bounds = np.cumsum([0] + [len(b[1]) for b in batches])
+    cuts = np.searchsorted(fresh, bounds)
+    states = np.concatenate([b[2][fresh[cuts[i]:cuts[i + 1]] - bounds[i]] for i, b in enumerate(batches)])
     if kern is not None:
         states = states.astype(kern.dtype, copy=False)
+    paths = paths[fresh].astype(PATH_DTYPE)
     pruned = 0
 
     def terminal(e: Expansion, x: int) -> int:
