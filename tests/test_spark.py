@@ -163,6 +163,36 @@ def test_levels_in_the_driver_give_the_local_report(shards: int) -> None:
     assert counters == ["parallelize"]                      # the terminal groups, for the checks
 
 
+@pytest.mark.parametrize("kernel", ["compiled", "python"])
+def test_batches_are_bounded_and_the_report_unchanged(monkeypatch: pytest.MonkeyPatch, kernel: str) -> None:
+    """A shard writes a destination's successors in batches of at most ``BATCH_STATES``
+    (a record is one byte array in an executor's heap); split or not, the search is the
+    local engine's."""
+    lctx = make_context(PUBLISHED, "p0:p1", variant="published")
+    local = local_explore(lctx, ReportBuilder(lctx, "protocol"), kernel=kernel)
+    monkeypatch.setattr(bfs, "BATCH_STATES", 3)
+    sizes: list[int] = []
+    step = bfs.step
+
+    def counted(*a: Any, **k: Any) -> Any:
+        for dst, payload in step(*a, **k):
+            if payload[0] == bfs.BATCH:
+                sizes.append(len(payload[1]))
+            yield dst, payload
+
+    monkeypatch.setattr(bfs, "step", counted)
+
+    class NoSpark:
+        def parallelize(self, *a: Any) -> None:
+            return None
+
+    run = bfs.run(NoSpark(), make_context(PUBLISHED, "p0:p1", variant="published"), partitions=2,
+                  driver_width=10 ** 9, kernel=kernel)
+    assert (run.states, run.transitions, run.max_depth, run.complete) == (
+        local["states"], local["transitions"], local["max_depth"], True)
+    assert max(sizes) == 3 and sizes.count(3) > 10
+
+
 def test_level_step_is_independent_of_the_processes_cache_history() -> None:
     """On a cluster, a shard's task runs in whichever Python worker is free, each with its
     own copy of the context and of the successor function's caches: the reduced graph

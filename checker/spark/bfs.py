@@ -76,6 +76,8 @@ DRIVER_WIDTH = 4000          # levels with fewer candidates run in the driver (d
 DRIVER_STATES = 4_000_000    # ... as long as the visited fingerprints (8 bytes each) are this few
 SHARD, BATCH = 0, 1          # the two kinds of payload a shard task reads and writes
 PATH_DTYPE = np.uint16       # a path's steps: indices among a state's reduced successors
+BATCH_STATES = 1 << 16       # states per batch record at most: a record is one byte array in an
+                             # executor's heap (one of 7.7 M states exhausted a 1 GiB executor)
 _PROTO = pickle.HIGHEST_PROTOCOL
 
 # Per-level counters (an accumulator on Spark): admitted states, visited states after the
@@ -280,9 +282,10 @@ def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
     emitted = 0
     for d in range(n):
         sel = pick[(dst == d) & keep]
-        if len(sel):
-            emitted += len(sel)
-            yield d, (BATCH, out_fps[sel], _narrow(children[sel]), _narrow(child_paths[sel]))
+        emitted += len(sel)
+        for lo in range(0, len(sel), BATCH_STATES):
+            part = sel[lo:lo + BATCH_STATES]
+            yield d, (BATCH, out_fps[part], _narrow(children[part]), _narrow(child_paths[part]))
     for k, v in enumerate((len(fresh), len(visited), len(out_fps), pruned, emitted)):
         counters[k] += v
 
