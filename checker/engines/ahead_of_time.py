@@ -17,10 +17,19 @@ import sys
 import types
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .compiled_kernel import Kernel
+
+class Kernel(Protocol):
+    """What this module needs of a kernel (:class:`.compiled_kernel.Kernel` has it; named
+    here so that the two modules do not import each other)."""
+
+    py_func: Any
+    signature: str
+    ahead_of_time: bool
+
+    def exported(self) -> Any:
+        """The Python function to compile, its callee kernels named compiled."""
 
 _LOADED: dict[str, types.ModuleType | None] = {}
 """Per kernel module, its ahead-of-time extension (None: not built, or stale)."""
@@ -66,8 +75,6 @@ def build(kernels: list[Kernel], out: Path | None = None) -> list[Path]:
     ``ahead_of_time`` (their callees compiled into it), into ``out`` or the module's
     ``__pycache__``; modules already built are left as they are.  Imports numba; returns
     the paths built."""
-    from .compiled_kernel import jit, with_callees
-
     built = []
     for module in dict.fromkeys(k.py_func.__module__ for k in kernels if k.ahead_of_time):
         path = extension_path(module)
@@ -85,7 +92,7 @@ def build(kernels: list[Kernel], out: Path | None = None) -> list[Path]:
             cc.verbose = False
             for kernel in kernels:
                 if kernel.ahead_of_time and kernel.py_func.__module__ == module:
-                    cc.export(kernel.py_func.__name__, kernel.signature)(with_callees(kernel, jit))
+                    cc.export(kernel.py_func.__name__, kernel.signature)(kernel.exported())
             path.parent.mkdir(parents=True, exist_ok=True)
             cc.compile()
         _LOADED.pop(module, None)

@@ -39,6 +39,11 @@ class Kernel:
             return self.py_func(*args)
         return (self._compiled or _compile(self))(*args)
 
+    def exported(self) -> types.FunctionType:
+        """The Python function an ahead-of-time build compiles: a copy whose callee
+        kernels are named compiled by numba (:func:`with_callees`, :func:`jit`)."""
+        return with_callees(self, jit)
+
 
 _KERNELS: list[Kernel] = []
 """Every kernel in definition order (a kernel's callees come before it)."""
