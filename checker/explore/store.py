@@ -517,7 +517,7 @@ class RowFrontier:
                   "shape": (len(self), self.width)}
         with open(path, "wb") as f:
             np.lib.format.write_array_header_2_0(f, header)
-            for rows in [*self._pieces(), *self.blocks]:
+            for rows in self:               # a piece at a time: never the whole level at once
                 np.ascontiguousarray(rows, dtype=self.dtype).tofile(f)
 
     @classmethod
