@@ -39,13 +39,13 @@ from fisheye.impl.api import (
     logs_as_json,
 )
 from fisheye.impl.api import replay as replay_schedule
+from fisheye.impl.properties import DEADLOCK
 from fisheye.spec.graph import ProximityGraph, graph_of
 from fisheye.spec.history import History, HistoryError, parse_history
 from fisheye.spec.models import MODEL_NAMES
 
 from .result import Verdict
 
-DEADLOCK = "deadlock"
 REQUIRED = ("history", "violates", "algorithm", "variant", "mutant", "network", "schedule")
 
 

@@ -37,6 +37,7 @@ from typing import Any
 from fisheye.impl.api import Step, SystemFault
 from fisheye.impl.builtin_systems import BUILTIN, DEFAULT, choices, other_examples
 from fisheye.impl.programs import SCENARIO_NAMES
+from fisheye.impl.properties import DEADLOCK
 
 from ..errors import UsageError
 from ..explore.fault import SYSTEM_ERROR, fault_line
@@ -157,7 +158,7 @@ def run_failures(system: Any, state: Any) -> list[str] | None:
     every property."""
     final = system.is_final(state)
     deadlock = not final and not system.enabled(state)
-    names = (["deadlock"] if deadlock else []) + [n for n, _k, _w in run_violations(system, state, final)]
+    names = ([DEADLOCK] if deadlock else []) + [n for n, _k, _w in run_violations(system, state, final)]
     if names:
         return names
     return None if final or deadlock else []
@@ -255,8 +256,6 @@ def run_violations(system: Any, state: Any, complete: bool) -> list[tuple[str, s
     apart (:func:`report_run` details it): every ``always`` property of the system but
     the model (:class:`fisheye.checker.judge.Judge`; the model is ``fisheye check``'s
     job, on the ``--json`` output)."""
-    from fisheye.impl.properties import DEADLOCK
-
     from ..explore.report import violation_kind
     from ..judge import Judge
 
@@ -286,7 +285,7 @@ def report_run(system: Any, schedule: list[Step], state: Any, as_json: bool, *, 
     from .. import counterexample as cxm
 
     ident = system.info.describe()      # the system's record, as reports and files show it
-    violations = ([{"violates": "deadlock", "kind": "deadlock",
+    violations = ([{"violates": DEADLOCK, "kind": "deadlock",
                     "details": _deadlock_details(system, state)}]
                   if deadlock else [])
     violations += [{"violates": name, "kind": kind, "details": why} for name, kind, why in found]
