@@ -50,6 +50,7 @@ def test_what_the_quick_reading_accepts_the_full_one_accepts_alike(raw):
     full = _parse_op(raw, 7, "p", 2, _Where("p", 2), _bad)
     assert quick == full
     assert vars(quick) == vars(full)
+    assert hash(quick) == hash(full) and repr(quick) == repr(full)
 
 
 @given(kind=st.sampled_from(["w", "r", "cas"]),
