@@ -106,94 +106,91 @@ def membership_problems(history: History, seq: Sequence[int], name: str = "S") -
     return []
 
 
-def legality_problems(history: History, seq: Sequence[int], name: str = "S") -> list[str]:
-    """Clause 2: reads and cas find the current value of their register."""
+def order_problems(history: History, pairs: RealTimePairs, seq: Sequence[int],
+                   name: str = "S") -> list[str]:
+    """Clauses 3, 2 and 4, judged in one pass over ``seq`` (at most one problem of
+    clause 3, then at most ``_MAX_PROBLEMS`` of clause 2 and of clause 4, in that order).
+
+    * Clause 3 (process order): each operation's index exceeds that of the last
+      operation of its process placed so far.
+    * Clause 2 (legality): a read or a cas finds the value of the last operation placed
+      so far that changed its register (values are integers and strings: ``==``
+      compares them as ``value_key`` does), or the register's initial value.
+    * Clause 4 (real time): ``a`` violates it iff some ``b`` of a neighbour process placed
+      before ``a`` was invoked after ``a`` completed, so it suffices to keep, per process,
+      the latest invocation placed so far (every pair: the latest overall; an op of
+      ``a``'s own process there was invoked before ``a`` when process order holds, so it
+      violates nothing)."""
     ops = history.ops
-    current: dict[str, Any] = {}  # register -> its value
-    source: dict[str, Op] = {}  # register -> the operation that wrote it
-    out: list[str] = []
+    last: dict[str, int] = {}               # clause 3: process -> index of its last op placed
+    current: dict[str, Any] = {}            # clause 2: register -> its value
+    source: dict[str, Op] = {}              # clause 2: register -> the operation that wrote it
+    judge_legal = True                      # clause 2 (until _MAX_PROBLEMS are found)
+    judge_time = not pairs.none             # clause 4 (likewise)
+    every = pairs.every_pair
+    latest: dict[str, int] = {}             # clause 4: process -> uid of its latest-invoked op
+    overall: Op | None = None               # clause 4 (every pair): the latest-invoked op
+    top = float("-inf")                     # ... and its invocation
+    order: list[str] = []
+    legal: list[str] = []
+    timely: list[str] = []
     for u in seq:
-        op = ops[u]
-        kind = op.kind
-        if kind != "w":  # it observes: a read, or a cas
-            reg = op.register
+        a = ops[u]
+        p, kind = a.process, a.kind
+        if not order:
+            if a.index < last.get(p, -1):
+                prev = history.op(p, last[p])
+                order.append(f"{name} puts {prev.label()} before {a.label()}, against the process order "
+                             f"of {p}")
+            last[p] = a.index
+        if kind != "w" and judge_legal:  # it observes: a read, or a cas
+            reg = a.register
             value = current.get(reg, _UNWRITTEN)
             if value is _UNWRITTEN:
                 value = history.initial_value(reg)
-            # values are integers and strings: == compares them as value_key does
-            observed = op.value if kind == "r" else op.old
+            observed = a.value if kind == "r" else a.old
             if value != observed:
                 src = source.get(reg)
                 was = "the initial value" if src is None else src.label()
-                out.append(f"{name} is not legal: {op.label()} follows {was} with no write of "
-                           f"{format_value(observed)} to {reg} in between")
-                if len(out) >= _MAX_PROBLEMS:
-                    break
+                legal.append(f"{name} is not legal: {a.label()} follows {was} with no write of "
+                             f"{format_value(observed)} to {reg} in between")
+                judge_legal = len(legal) < _MAX_PROBLEMS
         if kind != "r":  # it writes: a write, or a cas
-            current[op.register] = op.value
-            source[op.register] = op
-    return out
+            current[a.register] = a.value
+            source[a.register] = a
+        if judge_time:
+            invoke = a.invoke
+            if invoke is None:
+                timely = [f"{name} cannot be judged in real time: {a.label()} has no time"]
+                judge_time = False
+                continue
+            done = a.complete
+            if every:
+                if done is not None and done < top:
+                    assert overall is not None
+                    timely.append(_late(name, overall, a))
+                if top < invoke:
+                    overall, top = a, invoke
+            else:
+                if done is not None:
+                    for q in pairs.of_process(p):
+                        v = latest.get(q)
+                        if v is not None and done < ops[v].invoke:  # type: ignore[operator]
+                            timely.append(_late(name, ops[v], a))
+                            break
+                prev_u = latest.get(p)
+                if prev_u is None or ops[prev_u].invoke < invoke:  # type: ignore[operator]
+                    latest[p] = u
+            judge_time = len(timely) < _MAX_PROBLEMS
+    return order + legal + timely
+
+
+def _late(name: str, b: Op, a: Op) -> str:
+    return (f"{name} puts {b.label()} (invoked at {format_value(b.invoke)}) before {a.label()} "
+            f"(completed at {format_value(a.complete)}), against real time [edge {a.process}-{b.process}]")
 
 
 _UNWRITTEN = object()
-
-
-def process_order_problems(history: History, seq: Sequence[int], name: str = "S") -> list[str]:
-    """Clause 3: the projection of ``S`` on each process follows its process order."""
-    ops = history.ops
-    last: dict[str, int] = {}
-    for u in seq:
-        op = ops[u]
-        if op.index < last.get(op.process, -1):
-            prev = history.op(op.process, last[op.process])
-            return [f"{name} puts {prev.label()} before {op.label()}, against the process order "
-                    f"of {op.process}"]
-        last[op.process] = op.index
-    return []
-
-
-def real_time_problems(history: History, pairs: RealTimePairs, seq: Sequence[int],
-                       name: str = "S") -> list[str]:
-    """Clause 4, in one pass: ``a`` violates it iff some ``b`` of a neighbour process
-    placed before ``a`` was invoked after ``a`` completed, so it suffices to keep, per
-    process, the latest invocation placed so far (with the operation, for the message).
-    """
-    if pairs.none:
-        return []
-    ops = history.ops
-    complete = pairs.every_pair
-    latest: dict[str, int] = {}  # process -> uid of its placed op with the latest invocation
-    overall: int | None = None  # (every pair) the placed op with the latest invocation
-    overall_invoke = 0.0
-    out: list[str] = []
-    for u in seq:
-        a = ops[u]
-        invoke = a.invoke
-        if invoke is None:
-            return [f"{name} cannot be judged in real time: {a.label()} has no time"]
-        if a.complete is not None:
-            if complete:
-                # Also a same-process op: if it is the latest and process order holds,
-                # its invocation precedes a's, so no op placed so far violates clause 4.
-                cands = [] if overall is None or not a.complete < overall_invoke else [overall]
-            else:
-                cands = [latest[q] for q in pairs.of_process(a.process) if q in latest]
-            for v in cands:
-                b = ops[v]
-                if b.invoke is not None and a.complete < b.invoke:
-                    out.append(f"{name} puts {b.label()} (invoked at {format_value(b.invoke)}) before "
-                           f"{a.label()} (completed at {format_value(a.complete)}), against real "
-                           f"time [edge {a.process}-{b.process}]")
-                    break
-            if len(out) >= _MAX_PROBLEMS:
-                break
-        if not complete:  # (every pair: only the overall latest is compared with)
-            prev = latest.get(a.process)
-            if prev is None or ops[prev].invoke < invoke:  # type: ignore[operator]
-                latest[a.process] = u
-        if overall is None or overall_invoke < invoke:
-            overall, overall_invoke = u, invoke
-    return out
 
 
 def sequence_problems(history: History, graph: ProximityGraph | RealTimePairs, seq: Sequence[int] | None,
@@ -207,8 +204,7 @@ def sequence_problems(history: History, graph: ProximityGraph | RealTimePairs, s
     if out:
         return out
     pairs = graph if isinstance(graph, RealTimePairs) else RealTimePairs.of(graph)
-    return (process_order_problems(history, seq, name) + legality_problems(history, seq, name)
-            + real_time_problems(history, pairs, seq, name))
+    return order_problems(history, pairs, seq, name)
 
 
 def real_time_pairs(model: str, graph: ProximityGraph) -> RealTimePairs:
