@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 from fisheye.impl.api import Step, SystemFault
@@ -138,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
         except SystemFault as f:
             print(fault_line(name, f.message, f.schedule), file=sys.stderr)
             return SYSTEM_ERROR
-        failed = run_failures(system, state)
+        end = judge_end(system, state)
+        failed = end.failures
         if failed is not None:
             break
     else:
@@ -147,21 +149,35 @@ def run(args: argparse.Namespace) -> int:
     saved: list[str] = []
     if args.save is not None and failed:
         saved = _save(system, failed, schedule, args, seed, chooser)
-    return report_run(system, schedule, state, args.json, seed=seed, scenario=args.scenario or "",
+    return report_run(system, schedule, state, end, args.json, seed=seed, scenario=args.scenario or "",
                       saved=saved)
 
 
-def run_failures(system: Any, state: Any) -> list[str] | None:
-    """How a run's last state fails: the names of what it violates (``deadlock`` first
-    if no step is enabled before the end; :func:`run_violations`), ``[]`` for a run cut
-    short with steps still enabled (never a pass), ``None`` for a complete run with
-    every property."""
+@dataclass(frozen=True)
+class RunEnd:
+    """How a run ends, judged once: ``complete`` (every process done), ``deadlock`` (no
+    step enabled before the end), ``found``: the ``always`` properties its last state
+    violates, as (name, kind, why) (:func:`run_violations`)."""
+
+    complete: bool
+    deadlock: bool
+    found: list[tuple[str, str, str]]
+
+    @property
+    def failures(self) -> list[str] | None:
+        """The names of what the run violates (``deadlock`` first), ``[]`` for a run cut
+        short with steps still enabled (never a pass), ``None`` for a complete run with
+        every property."""
+        names = ([DEADLOCK] if self.deadlock else []) + [n for n, _k, _w in self.found]
+        if names:
+            return names
+        return None if self.complete or self.deadlock else []
+
+
+def judge_end(system: Any, state: Any) -> RunEnd:
     final = system.is_final(state)
     deadlock = not final and not system.enabled(state)
-    names = ([DEADLOCK] if deadlock else []) + [n for n, _k, _w in run_violations(system, state, final)]
-    if names:
-        return names
-    return None if final or deadlock else []
+    return RunEnd(final, deadlock, run_violations(system, state, final))
 
 
 def _all_passed(system: Any, runs: int, first: int, chooser: str, as_json: bool) -> int:
@@ -242,7 +258,7 @@ def run_replay(args: argparse.Namespace) -> int:
     if res.state is None:
         raise UsageError(f"{args.replay}: {res.message}")
     extra = {"replayed": args.replay, "violates": cx.violates, "reproduced": res.ok, "message": res.message}
-    report_run(system, list(cx.schedule), res.state, args.json, seed=None,
+    report_run(system, list(cx.schedule), res.state, judge_end(system, res.state), args.json, seed=None,
                scenario=cx.scenario or cx.program or "", extra=extra)
     if not res.ok:
         print(f"fisheye: {args.replay}: the recorded violation ({cx.violates}) is not reproduced: "
@@ -272,13 +288,12 @@ def _deadlock_details(system: Any, state: Any) -> str:
         return "no step is enabled but the run is not complete"
 
 
-def report_run(system: Any, schedule: list[Step], state: Any, as_json: bool, *, seed: int | None,
-               scenario: str, extra: dict[str, Any] | None = None, saved: list[str] | None = None) -> int:
-    """Print one run (text or JSON) and return its exit status; ``saved``: the
-    counterexample files written of it."""
-    final = system.is_final(state)
-    deadlock = not final and not system.enabled(state)
-    found = run_violations(system, state, final)
+def report_run(system: Any, schedule: list[Step], state: Any, end: RunEnd, as_json: bool, *,
+               seed: int | None, scenario: str, extra: dict[str, Any] | None = None,
+               saved: list[str] | None = None) -> int:
+    """Print one run (text or JSON) and return its exit status; ``end``: how it ends
+    (:func:`judge_end` of ``state``); ``saved``: the counterexample files written of it."""
+    final, deadlock, found = end.complete, end.deadlock, end.found
     history = system.history(state)
     cut = not final and not deadlock and not extra   # a random run stopped by --max-steps
     status = 1 if found or deadlock else 3 if cut else 0
