@@ -8,6 +8,9 @@ One command, run on an idle machine, prints every figure of the Spark targets:
     .venv/bin/python bench/bench_spark.py --quick --cluster
     .venv/bin/python bench/bench_spark.py "PROGRAM" --graph complete --json out.json
 
+``--exchange shuffle`` runs every Spark measurement through Spark's shuffle instead (the
+exchange before the file exchange existed); each line printed names the exchange that ran.
+
 In order, each in a fresh Python process where Spark starts (so that start-up and CPU are
 measured alone):
 
@@ -15,14 +18,16 @@ measured alone):
    one-task job (the JVM flags of :mod:`fisheye.checker.spark.session`);
 2. *local*: the single-process engine on the workload (wall and CPU time);
 3. *spark local[2]*: the Spark engine, default settings (hybrid: narrow levels in the
-   driver), wall time and the CPU time of the whole process tree (driver, JVM, Python
-   workers, from /proc); the report must equal the local one;
+   driver; the file exchange in a temporary directory), wall time and the CPU time of the
+   whole process tree (driver, JVM, Python workers, from /proc); the report must equal the
+   local one;
 4. *marginal CPU per state*: the Spark engine with every level on Spark
    (``driver_width=0``), minus its fixed cost per level, per state, against the local
    engine's CPU per state;
 5. *fixed cost per level*: a chain (one state per level) with every level on Spark;
 6. *cluster* (unless ``--no-cluster``): ``scripts/spark-cluster.sh`` with one 1-core worker,
-   then two, the same workload on each (wall time, identical report);
+   then two, the same workload on each (wall time, identical report), the file exchange
+   in a directory the workers share (``--exchange-dir``, default a temporary directory);
 7. the *64-core estimate* ``T = L o + S c / 64`` from the measured ``o`` and ``c``.
 """
 
@@ -35,6 +40,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -137,6 +143,8 @@ def measure_spark(args: argparse.Namespace) -> dict[str, Any]:
     spark.sparkContext.parallelize(range(4), 4).count()          # executors up, workers warm
     cluster = not args.master.startswith("local")
     out: dict[str, Any] = {"master": args.master, "cores": spark.sparkContext.defaultParallelism}
+    exchange = {"exchange": args.exchange,
+                "exchange_dir": args.exchange_dir if args.exchange == "files" else None}
     runs = [("hybrid", {})] if args.driver_width is None else [("run", {"driver_width": args.driver_width})]
     if args.chain:
         runs = [("chain", {"driver_width": 0})]
@@ -147,7 +155,7 @@ def measure_spark(args: argparse.Namespace) -> dict[str, Any]:
         wcpu0 = tree_cpu_of_workers(args) if cluster else 0.0
         t = time.perf_counter()
         rep = explore(ctx, _builder(ctx, args, "spark"), spark=spark, progress=levels.append, **kw,
-                      **_bound(args))
+                      **exchange, **_bound(args))
         secs = time.perf_counter() - t
         cpu = None if cpu0 is None else _spark_cpu(spark) - cpu0
         if cluster:
@@ -155,6 +163,7 @@ def measure_spark(args: argparse.Namespace) -> dict[str, Any]:
         on_spark = [b.seconds - a.seconds for a, b in zip(levels, levels[1:], strict=False)
                     if b.where == "spark"]
         out[label] = {"seconds": secs, "cpu_seconds": cpu, "levels": len(levels), "kernel": rep.get("kernel"),
+                      "exchange": rep["spark"]["exchange"],
                       "levels_on_spark": sum(1 for lv in levels if lv.where == "spark"),
                       "median_spark_level_seconds": statistics.median(on_spark) if on_spark else None,
                       "report": {k: rep[k] for k in SAME}}
@@ -170,7 +179,9 @@ def tree_cpu_of_workers(args: argparse.Namespace) -> float:
 def child(args: argparse.Namespace, what: str, *extra: str) -> dict[str, Any]:
     """Run one measurement in a fresh interpreter; returns its JSON."""
     cmd = [sys.executable, __file__, args.workload, "--graph", args.graph, "--level", args.level,
-           "--model", args.model, "--measure", what, *extra]
+           "--model", args.model, "--measure", what, "--exchange", args.exchange, *extra]
+    if args.exchange_dir is not None:
+        cmd += ["--exchange-dir", args.exchange_dir]
     if args.variant is not None:
         cmd += ["--variant", args.variant]
     for opt in args.option or ():
@@ -213,6 +224,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--chain-levels", type=int, default=40)
     ap.add_argument("--cluster-cores", type=int, default=64)
     ap.add_argument("--json", default=None, metavar="FILE")
+    ap.add_argument("--exchange", default="files", choices=("files", "shuffle"),
+                    help="how the Spark levels move their states (default files)")
+    ap.add_argument("--exchange-dir", default=None, metavar="DIR",
+                    help="the files exchange's directory (default: a temporary directory; on the cluster, "
+                    "one the bench creates)")
     # internal: one measurement in this process
     ap.add_argument("--measure", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--master", default="local[2]", help=argparse.SUPPRESS)
@@ -251,8 +267,10 @@ def main(argv: list[str] | None = None) -> int:
     h = sp["hybrid"]
     h["identical"] = h["report"] == local["report"]
     h["speedup"] = local["seconds"] / h["seconds"]
-    say(f"spark local[2] (hybrid): {h['seconds']:.1f} s, {h['levels_on_spark']}/{h['levels']} levels on "
-        f"Spark, speed-up {h['speedup']:.2f}, identical {h['identical']}")
+    say(f"spark local[2] (hybrid, {h['exchange']} exchange): {h['seconds']:.1f} s "
+        f"({h['cpu_seconds']:.1f} CPU-s), {h['levels_on_spark']}/{h['levels']} levels on Spark, "
+        f"speed-up {h['speedup']:.2f}, "
+        f"identical {h['identical']}")
     targets: dict[str, bool] = {}
     if args.speedup_only:
         every = None
@@ -282,12 +300,15 @@ def main(argv: list[str] | None = None) -> int:
             url = cluster_script("start", "--workers", str(workers), env=env)
             try:
                 os.environ["FISHEYE_SPARK_CLUSTER"] = env["FISHEYE_SPARK_CLUSTER"]
-                r = child(args, "spark", "--master", url)["hybrid"]
+                with tempfile.TemporaryDirectory(prefix="bench-spark-", dir=args.exchange_dir) as shared:
+                    r = child(argparse.Namespace(**{**vars(args), "exchange_dir": shared}), "spark",
+                              "--master", url)["hybrid"]
             finally:
                 cluster_script("stop", env=env)
             r["identical"] = r["report"] == local["report"]
             cl[f"{workers}_worker"] = r
-            say(f"cluster, {workers} worker(s) of 1 core: {r['seconds']:.1f} s, identical {r['identical']}")
+            say(f"cluster, {workers} worker(s) of 1 core ({r['exchange']} exchange): {r['seconds']:.1f} s, "
+                f"identical {r['identical']}")
         cl["speedup_2_over_1"] = cl["1_worker"]["seconds"] / cl["2_worker"]["seconds"]
         out["cluster"] = cl
     states = local["report"]["states"]

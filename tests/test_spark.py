@@ -60,9 +60,18 @@ def both(ctx_factory: Any, spark: Any, *, partitions: int = 2, level: str = "pro
          driver_width: int = 0, **kwargs: Any) -> tuple[dict, ReportBuilder, dict, ReportBuilder]:
     lctx, sctx = ctx_factory(), ctx_factory()
     lb, sb = ReportBuilder(lctx, level), ReportBuilder(sctx, level, engine="spark")
-    local = local_explore(lctx, lb)
+    local = local_explore(lctx, lb, kernel=kwargs.get("kernel", "auto"))
     remote = spark_explore(sctx, sb, partitions=partitions, spark=spark, driver_width=driver_width, **kwargs)
     return local, lb, remote, sb
+
+
+def every_exchange(ctx_factory: Any, spark: Any, **kwargs: Any) -> list[tuple[dict, ReportBuilder, dict,
+                                                                              ReportBuilder]]:
+    """:func:`both`, once with the files exchange and once with Spark's shuffle; each run
+    says which exchange it used."""
+    runs = [both(ctx_factory, spark, exchange=exchange, **kwargs) for exchange in ("files", "shuffle")]
+    assert [r[2]["spark"]["exchange"] for r in runs] == ["files", "shuffle"]
+    return runs
 
 
 def violations(report: dict) -> list[tuple]:
@@ -240,12 +249,14 @@ def test_identical_to_local_on_every_abstract_graph_and_lcb(spark: Any) -> None:
         for sc in ("paris-berlin-newyork", "fig6") for g in ("empty", "paper", "complete")]
     configs.append(("lcb3/F=1", "protocol", lambda: make_context("lcb3", None, algorithm="lcb", crashes=1)))
     with ThreadPoolExecutor(len(configs)) as pool:
-        runs = list(pool.map(lambda c: both(c[2], spark, level=c[1]), configs))
-    for (name, _level, _f), (local, lb, remote, sb) in zip(configs, runs, strict=True):
-        assert local["complete"] and local["histories"] > 0, name
-        assert_identical(local, lb, remote, sb)
-    table1 = {name.split("/")[1]: r[2]["outcomes"]["values"]
-              for (name, _l, _f), r in zip(configs, runs, strict=True) if name.startswith("fig6")}
+        pairs = list(pool.map(lambda c: every_exchange(c[2], spark, level=c[1]), configs))
+    runs = [r for pair in pairs for r in pair]
+    for (name, _level, _f), pair in zip(configs, pairs, strict=True):
+        for local, lb, remote, sb in pair:
+            assert local["complete"] and local["histories"] > 0, name
+            assert_identical(local, lb, remote, sb)
+    table1 = {name.split("/")[1]: pair[0][2]["outcomes"]["values"]
+              for (name, _l, _f), pair in zip(configs, pairs, strict=True) if name.startswith("fig6")}
     assert table1 == {"complete": [[3, 5]], "paper": [[3, 4], [3, 5]],        # Table 1: SC, fisheye,
                       "empty": [[2, 4], [2, 5], [3, 4], [3, 5]]}              # CC rows, on Spark
     assert runs[-1][2]["states"] > 1000                                       # lcb3 with crashes
@@ -273,11 +284,13 @@ def test_random_programs_identical_to_local(spark: Any) -> None:
 
     mixed: list[bool] = []
     for text, edges in _small_random_programs(2):
-        local, lb, remote, sb = both(lambda t=text, e=edges: make_context(parse_program(t), list(e)), spark,
-                                     partitions=3, driver_width=8)      # to Spark and back
-        mixed.append(0 < remote["spark"]["levels_on_spark"] < remote["spark"]["levels"])
-        assert local["complete"] and local["terminal_states"] > 0, text
-        assert_identical(local, lb, remote, sb)
+        def ctx(t: str = text, e: tuple = edges) -> Context:
+            return make_context(parse_program(t), list(e))
+
+        for local, lb, remote, sb in every_exchange(ctx, spark, partitions=3, driver_width=8):  # and back
+            mixed.append(0 < remote["spark"]["levels_on_spark"] < remote["spark"]["levels"])
+            assert local["complete"] and local["terminal_states"] > 0, text
+            assert_identical(local, lb, remote, sb)
     assert any(mixed)        # some levels ran in the driver, others on Spark
 
 
@@ -458,3 +471,162 @@ def test_quiet_by_default_and_verbose_shows_sparks_log() -> None:
     assert len(lines) == 1 and "WARN" not in err, err
     assert lines[0].lstrip("\r").startswith("spark: level 0") and "states/s" in lines[0]
     assert "INFO SparkContext" in verr
+
+
+# ---- the file exchange -------------------------------------------------------------------------
+
+PBN = "paris-berlin-newyork"
+TWO = "p0: write(X,1), read(X); p1: write(X,2), read(X)"
+
+
+@pytest.mark.parametrize("kernel", ["compiled", "python"])
+@pytest.mark.parametrize("scenario,graph,mutant,variant", [
+    (PBN, "paper", None, "corrected"),
+    (PBN, "paper", None, "published"),
+    (TWO, "p0:p1", "opposite-tie-break", "corrected"),
+    (TWO, "p0:p1", "no-catch-up", "corrected"),
+    ("p0: write(X,1), read(Y); p1: write(Y,2), read(X); p2: read(X)", "p0:p1", None, "corrected"),
+])
+def test_files_and_shuffle_give_the_local_report_on_either_kernel(spark: Any, kernel: str, scenario: str,
+                                                                   graph: str, mutant: str | None,
+                                                                   variant: str) -> None:
+    """The configurations the compiled and the reference searches are compared on
+    (tests/test_explore_kernel.py), every level on Spark, through files and through the
+    shuffle: the local engine's report, on the kernel asked for."""
+    for local, lb, remote, sb in every_exchange(
+            lambda: make_context(scenario, graph, mutant=mutant, variant=variant), spark, kernel=kernel):
+        assert local["kernel"] == remote["kernel"] == kernel
+        assert remote["spark"]["levels_on_spark"] == remote["spark"]["levels"] > 1
+        assert local["complete"] and local["states"] > 1
+        assert_identical(local, lb, remote, sb)
+        if mutant or variant == "published":
+            assert remote["violations"]
+
+
+def exchange_dirs(where: Path) -> list[Path]:
+    return sorted(where.glob("fisheye-exchange-*"))
+
+
+def test_the_default_exchange_of_a_local_master_is_a_temporary_directory_removed_at_the_end(
+        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    seen: list[list[str]] = []
+
+    def look(stat: Any) -> None:          # the generations alive between levels
+        seen.extend([sorted(p.name for p in d.iterdir()) for d in exchange_dirs(tmp_path)])
+
+    ctx = make_context(PUBLISHED, "p0:p1", variant="published")
+    remote = spark_explore(ctx, ReportBuilder(ctx, "protocol", engine="spark"), partitions=2, spark=spark,
+                           driver_width=0, progress=look)
+    assert remote["spark"]["exchange"] == "files"
+    assert seen and all(len(gens) == 1 for gens in seen)     # one generation kept between levels
+    assert exchange_dirs(tmp_path) == []
+
+
+@dataclass
+class FailingContext(Context):
+    """Fails every expansion on an executor: the level's job fails."""
+
+    def steps(self, state: Any) -> Any:
+        from pyspark import TaskContext
+
+        if TaskContext.get() is not None:
+            raise RuntimeError("injected failure of every attempt")
+        return super().steps(state)
+
+
+class Interrupted(KeyboardInterrupt):
+    pass
+
+
+@pytest.mark.parametrize("how", ["level fails", "ctrl-c"])
+def test_the_exchange_directory_is_removed_after_an_error_or_ctrl_c(spark: Any, tmp_path: Path,
+                                                                    how: str) -> None:
+    ctx = make_context(PUBLISHED, "p0:p1", variant="published")
+    made: list[int] = []
+
+    def interrupt(stat: Any) -> None:
+        made.append(len(exchange_dirs(tmp_path)))
+        if how == "ctrl-c" and stat.level == 3:
+            raise Interrupted()
+
+    if how == "level fails":
+        ctx = FailingContext(ctx.system, ctx.reduction, ctx.prune_deviations, ctx.may_send)
+    expected: type[BaseException] = Interrupted if how == "ctrl-c" else Exception
+    with pytest.raises(expected) as caught:
+        spark_explore(ctx, ReportBuilder(ctx, "protocol", engine="spark"), partitions=2, spark=spark,
+                      driver_width=0, kernel="python", exchange_dir=str(tmp_path), progress=interrupt)
+    assert ("injected failure" in str(caught.value)) == (how == "level fails")
+    assert made == ([1] * 4 if how == "ctrl-c" else [])       # (the failure is at level 0)
+    assert exchange_dirs(tmp_path) == [] and list(tmp_path.iterdir()) == []
+
+
+def fail_first_attempt(record: str) -> Any:
+    """A hook of the level task (:attr:`FileExchange.on_written`): shard 1 of generation 3
+    records the digests of the files it wrote, per attempt, and its first attempt then fails."""
+    def hook(gen: int, index: int, paths: list[str]) -> None:
+        import hashlib
+
+        from pyspark import TaskContext
+
+        if (gen, index) != (3, 1):
+            return
+        attempt = TaskContext.get().attemptNumber()
+        digests = {os.path.basename(p): hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in paths}
+        Path(record, f"attempt-{attempt}.json").write_text(json.dumps(digests))
+        if attempt == 0:
+            raise RuntimeError("injected failure once the files are in place")
+    return hook
+
+
+@pytest.mark.parametrize("kernel", ["compiled", "python"])
+def test_a_retried_task_writes_the_same_files_and_the_report_is_unchanged(
+        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: str) -> None:
+    from fisheye.checker.spark.files import FileExchange
+
+    monkeypatch.setattr(FileExchange, "on_written", staticmethod(fail_first_attempt(str(tmp_path))))
+    local, lb, remote, sb = both(lambda: make_context(PUBLISHED, "p0:p1", variant="published"), spark,
+                                 kernel=kernel, exchange="files")
+    assert_identical(local, lb, remote, sb)
+    first, second = (json.loads((tmp_path / f"attempt-{a}.json").read_text()) for a in (0, 1))
+    assert first == second and "shard-1" in first and any(k.startswith("batch-1-") for k in first)
+    assert not (tmp_path / "attempt-2.json").exists()
+
+
+def test_cli_exchange_dir_runs_files_and_says_so(spark: Any, run_cli: Any, tmp_path: Path) -> None:
+    r = run_cli("explore", SMALL, "--graph", "empty", "--json", "--quiet", "--spark", "--partitions", "2",
+                "--exchange", str(tmp_path))
+    assert r.status == 0 and r.json()["spark"]["exchange"] == "files"
+    text = run_cli("explore", SMALL, "--graph", "empty", "--quiet", "--spark", "--exchange", str(tmp_path))
+    assert text.status == 0 and "files exchange" in text.out.splitlines()[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_bad_exchange_dir_is_one_line_and_exit_2(run_cli: Any, tmp_path: Path) -> None:
+    afile = tmp_path / "plain"
+    afile.write_text("")
+    for bad, why in ((tmp_path / "missing", "no such directory"), (afile, "not a directory")):
+        r = run_cli("explore", SMALL, "--graph", "empty", "--spark", "--exchange", str(bad))
+        assert r.status == 2 and r.err.count("\n") == 1 and str(bad) in r.err and why in r.err, r.err
+        assert not r.out
+    r = run_cli("explore", SMALL, "--graph", "empty", "--exchange", str(tmp_path))
+    assert r.status == 2 and "need --spark" in r.err
+
+
+def test_batch_files_round_trip_rows_and_encoded_states(tmp_path: Path) -> None:
+    """A batch file holds the arrays it was written from (kernel rows, or encoded states
+    of any lengths, the empty one included)."""
+    from fisheye.checker.spark import files
+
+    fps = np.array([5, 1, 9], dtype=np.uint64)
+    paths = np.array([[0, 2], [1, 1], [3, 0]], dtype=np.uint8)
+    blobs = np.empty(3, dtype=object)
+    blobs[:] = [b"ab", b"", b"\x00xyz"]
+    for states in (np.array([[1, -2], [3, 4], [5, 6]], dtype=np.int8), blobs):
+        files.write_batch(str(tmp_path / "b"), (bfs.BATCH, fps, states, paths))
+        kind, f2, s2, p2 = files.read_batch(str(tmp_path / "b"))
+        assert kind == bfs.BATCH and f2.tolist() == fps.tolist() and p2.tolist() == paths.tolist()
+        assert s2.dtype == states.dtype and s2.tolist() == states.tolist()
+    assert [p.name for p in tmp_path.iterdir()] == ["b"]        # no temporary file left

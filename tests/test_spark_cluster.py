@@ -1,6 +1,7 @@
 """The Spark engine on a real standalone cluster (``scripts/spark-cluster.sh``: a master and
 two 1-core workers on 127.0.0.1, separate JVMs and Python workers): the local engine's
-report; the same report when one worker is killed (SIGKILL) in the middle of a run (the
+report, through Spark's shuffle and through files in a shared directory; the same
+report when one worker is killed (SIGKILL) in the middle of a run (the
 levels are read back from the reliable checkpoint directory); executors that take their
 settings from the job, not from the driver's environment; ``stop`` ends only the
 processes ``start`` recorded.
@@ -103,6 +104,29 @@ def test_cluster_gives_the_local_report_and_executors_use_the_jobs_settings(spar
     assert {k: remote[k] for k in SAME} == {k: local[k] for k in SAME}
     assert remote["violations"] == local["violations"] and local["violations_total"] == 3
     assert remote["spark"]["levels_on_spark"] == remote["spark"]["levels"] > local["max_depth"]
+    assert remote["spark"]["exchange"] == "shuffle"         # the default of a cluster
+
+
+@pytest.mark.parametrize("kernel", ["compiled", "python"])
+def test_cluster_with_an_exchange_directory_gives_the_local_report(spark: Any, tmp_path: Path,
+                                                                   kernel: str) -> None:
+    """``--exchange DIR`` on a one-host cluster: the executors (separate JVMs and Python
+    workers) and the driver move every level's states through files in DIR; the directory
+    is empty again at the end."""
+    ctx = make_context(PUBLISHED, "p0:p1", variant="published")
+    seen: list[int] = []
+
+    def look(stat: Any) -> None:
+        seen.append(len(list(tmp_path.iterdir())))
+
+    remote = spark_explore(ctx, ReportBuilder(ctx, "protocol", engine="spark"), spark=spark, driver_width=0,
+                           exchange_dir=str(tmp_path), kernel=kernel, progress=look)
+    local = local_report()
+    assert remote["spark"]["exchange"] == "files" and remote["kernel"] == kernel
+    assert remote["spark"]["levels_on_spark"] == remote["spark"]["levels"] > local["max_depth"]
+    assert {k: remote[k] for k in SAME} == {k: local[k] for k in SAME}
+    assert remote["violations"] == local["violations"]
+    assert seen and set(seen) == {1} and list(tmp_path.iterdir()) == []
 
 
 def test_a_corpus_on_the_cluster_gives_the_batch_rows(spark: Any, started: dict[str, Any], run_cli: Any,

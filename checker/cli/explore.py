@@ -138,6 +138,10 @@ def register(sub: Any) -> None:
     p.add_argument("--parquet", default=None, metavar="DIR",
                    help="with --spark: also write the complete histories with their verdicts as a "
                    "Parquet table in DIR (readable with Spark SQL)")
+    p.add_argument("--exchange", default=None, metavar="DIR",
+                   help="with --spark: the levels exchange their states through files in DIR, which the "
+                   "driver and every executor must reach (a one-host cluster, NFS); the default for a "
+                   "local[...] master is files in a temporary directory, for other masters Spark's shuffle")
     p.add_argument("--verbose", action="store_true", help="with --spark: show Spark's own log on stderr")
     p.set_defaults(func=run)
 
@@ -199,8 +203,14 @@ def _other_scenarios(msg: str, scenario: str, name: str) -> str:
 
 
 def _check_spark(args: argparse.Namespace) -> None:
-    if (args.master or args.partitions or args.parquet or args.verbose) and not args.spark:
-        raise UsageError("--master, --partitions, --parquet and --verbose need --spark")
+    if (args.master or args.partitions or args.parquet or args.verbose or args.exchange) and not args.spark:
+        raise UsageError("--master, --partitions, --parquet, --exchange and --verbose need --spark")
+    if args.exchange is not None:
+        from fisheye.checker.spark.files import check_directory
+
+        wrong = check_directory(args.exchange)
+        if wrong is not None:
+            raise UsageError(f"--exchange {args.exchange}: {wrong}")
 
 
 def _resolve_system(args: argparse.Namespace) -> str:
@@ -356,7 +366,7 @@ def _explore(args: argparse.Namespace, ctx: Any, builder: Any, memory: int | Non
                                    max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout,
                                    progress=not args.quiet,
                                    parquet=args.parquet, checkpoint=args.checkpoint, verbose=args.verbose,
-                                   kernel=args.kernel)
+                                   kernel=args.kernel, exchange_dir=args.exchange)
         except Exception:
             # a failure of the system on an executor reaches the driver as Spark's error: if
             # the system fails, found again here, report it as the system error it is
@@ -448,6 +458,8 @@ def violation_title(v: dict[str, Any]) -> str:
 def _print_text(r: dict[str, Any], args: argparse.Namespace, saved: list[str], command: str) -> None:
     w = sys.stdout.write
     kernel = f"; {r['kernel']} kernel" if r.get("kernel") else ""
+    if "spark" in r:
+        kernel += f"; Spark {r['spark']['master']}, {r['spark']['exchange']} exchange"
     w(f"{r['scenario']}: {system_text(r)}; graph {edges_text(r['graph'])}{kernel}\n")
     counts = (f"{plural(r['states'], 'state')}, {plural(r['terminal_states'], 'complete run')}, "
               f"{plural(r['histories'], 'distinct history', 'distinct histories')}, "

@@ -19,12 +19,15 @@ driver (``docs/spark.md`` gives the design and its cost model).
   2-D ``uint8``/``uint16`` array: at one level every path has the same length). Only
   terminal states (few) become Python objects; no per-state Python work happens in Spark
   itself.
-* On Spark, a level's tasks are the result stage of one job on a PySpark RDD whose output
-  is already in the pair format of Spark's shuffle writer; the next level's shuffle is then
-  built in the JVM (``PairwiseRDD`` → ``partitionBy`` with the identity partitioner): one
-  shuffle per level, no union, no Python in the shuffle, no re-serialisation.  The job's
-  action is a JVM-side ``count``; the level's counters come back in an accumulator
-  (result-stage updates count once per partition, whatever the retries).
+* On Spark, a level's records and batches move through an *exchange* (:class:`Exchange`):
+  files in a directory every process reaches (:mod:`fisheye.checker.spark.files`), or
+  Spark's shuffle (:class:`ShuffleExchange`).  Through the shuffle, a level's tasks are
+  the result stage of one job on a PySpark RDD whose output is already in the pair
+  format of Spark's shuffle writer; the next level's shuffle is then built in the JVM
+  (``PairwiseRDD`` → ``partitionBy`` with the identity partitioner): one shuffle per
+  level, no union, no Python in the shuffle, no re-serialisation.  The job's action is a
+  JVM-side ``count``; the level's counters come back in an accumulator (result-stage
+  updates count once per partition, whatever the retries).
 * Narrow levels (fewer candidates than ``driver_width``) run :func:`step` in the driver on
   the same records: a Spark level has a fixed cost (tasks, JVM round trips) that only pays
   on wide levels.  The records move between the driver and Spark when the width crosses
@@ -36,8 +39,9 @@ driver (``docs/spark.md`` gives the design and its cost model).
   (rebuilt by replaying the path,
   :func:`fisheye.checker.explore.expand.schedule_of_path`).
 
-Lineage is cut every level: by a reliable checkpoint when the SparkContext has a checkpoint
-directory (a lost executor's records are read back from it), else by a local checkpoint.
+Through the shuffle, lineage is cut every level: by a reliable checkpoint when the
+SparkContext has a checkpoint directory (a lost executor's records are read back from
+it), else by a local checkpoint.
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -203,13 +207,16 @@ def initial_batch(ctx: Context, kernel: str = "python") -> tuple[int, tuple]:
 
 
 def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
-         counters: list[int], expand: bool = True, kernel: str = "python") -> Iterator[tuple[int, tuple]]:
+         counters: list[int], expand: bool = True, kernel: str = "python",
+         batch_states: int | None = None) -> Iterator[tuple[int, tuple]]:
     """Shard ``index`` of ``n`` at one level: admit, expand, route (module docstring).
-    Adds this level's counters to ``counters``; yields ``(destination, payload)``.
-    ``expand=False`` (the depth bound): admit only.  ``kernel="compiled"``: the states are
-    rows of the system's compiled kernel, the admitted ones expanded in one batch; else
-    they are the explorer's encoded states, expanded one by one.  Either way, admission,
-    deduplication and routing are array operations."""
+    Adds this level's counters to ``counters``; yields ``(destination, payload)``: the
+    shard's record first, then the batches, at most ``batch_states`` states each (default
+    ``BATCH_STATES``), destination by destination.  ``expand=False`` (the depth bound):
+    admit only.  ``kernel="compiled"``: the states are rows of the system's compiled
+    kernel, the admitted ones expanded in one batch; else they are the explorer's encoded
+    states, expanded one by one.  Either way, admission, deduplication and routing are
+    array operations."""
     visited, groups = FingerprintSet(), {}
     batches: list[tuple] = []
     for _dst, payload in records:
@@ -280,11 +287,12 @@ def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
     keep[mine[visited.known(out_fps[pick[mine]])]] = False
     yield index, (SHARD, visited, groups)
     emitted = 0
+    limit = BATCH_STATES if batch_states is None else batch_states
     for d in range(n):
         sel = pick[(dst == d) & keep]
         emitted += len(sel)
-        for lo in range(0, len(sel), BATCH_STATES):
-            part = sel[lo:lo + BATCH_STATES]
+        for lo in range(0, len(sel), limit):
+            part = sel[lo:lo + limit]
             yield d, (BATCH, out_fps[part], _narrow(children[part]), _narrow(child_paths[part]))
     for k, v in enumerate((len(fresh), len(visited), len(out_fps), pruned, emitted)):
         counters[k] += v
@@ -295,7 +303,7 @@ def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
 _CONTEXTS: dict[str, Context] = {}
 
 
-def _context(token: str, blob: Any) -> Context:
+def worker_context(token: str, blob: Any) -> Context:
     """The run's context, unpickled once per Python worker process (its caches survive
     from task to task and level to level)."""
     ctx = _CONTEXTS.get(token)
@@ -308,7 +316,7 @@ def _context(token: str, blob: Any) -> Context:
     return ctx
 
 
-def _freeze_survivors() -> None:
+def freeze_survivors() -> None:
     """Move what the task leaves alive (the context and the caches of its successor
     function) to the collector's permanent generation.  A reused PySpark worker runs a
     full ``gc.collect()`` after every task, whose cost grows with those caches: measured,
@@ -341,9 +349,41 @@ class _VectorSum:
         return [x + y for x, y in zip(a, b, strict=True)]
 
 
-class _SparkLevels:
-    """The Spark side of the search: each level's output RDD (pair format), persisted and
-    checkpointed, and the JVM-built shuffle that feeds the next level."""
+class Exchange(Protocol):
+    """How a level's inputs and outputs move between the shards' tasks on Spark: the JVM's
+    shuffle (:class:`ShuffleExchange`) or files every process reaches
+    (:class:`fisheye.checker.spark.files.FileExchange`).  :func:`run` drives either."""
+
+    name: str
+
+    def push(self, records: dict[int, list[tuple]]) -> None:
+        """Records held by the driver (by destination shard) become the next level's input."""
+
+    def level(self, expand: bool = True) -> list[int]:
+        """Run one level on Spark (``expand=False``: admit only); returns its counters."""
+
+    def pull(self) -> dict[int, list[tuple]]:
+        """The last level's output, brought to the driver."""
+
+    def groups(self) -> Any:
+        """RDD of ``(key, group)``: the terminal groups of every shard."""
+
+    def close(self) -> None:
+        """Release what the exchange holds (idempotent)."""
+
+
+def broadcast_context(sc: Any, ctx: Context) -> Any:
+    """The context, broadcast to the executors (unpickled once per worker: :func:`_context`)."""
+    from pyspark import cloudpickle
+
+    return sc.broadcast(cloudpickle.dumps(ctx))
+
+
+class ShuffleExchange:
+    """The levels through Spark's shuffle: each level's output RDD (pair format), persisted
+    and checkpointed, and the JVM-built shuffle that feeds the next level."""
+
+    name = "shuffle"
 
     def __init__(self, sc: Any, ctx: Context, n: int, kernel: str = "python"):
         self.sc, self.n, self.ctx, self.kernel = sc, n, ctx, kernel
@@ -364,12 +404,11 @@ class _SparkLevels:
         return RDD(jrdd, sc, BatchedSerializer(sc._unbatched_serializer))
 
     def push(self, records: dict[int, list[tuple]]) -> None:
-        """Records held by the driver become the input of the next Spark level."""
-        from pyspark import StorageLevel, cloudpickle
+        from pyspark import StorageLevel
         from pyspark.core.rdd import RDD
 
         if self.blob is None:
-            self.blob = self.sc.broadcast(cloudpickle.dumps(self.ctx))
+            self.blob = broadcast_context(self.sc, self.ctx)
             self.level_storage = self.sc._getJavaStorageLevel(StorageLevel.MEMORY_AND_DISK)
             self.reliable = self.sc.getCheckpointDir() is not None
         data = [[(d, p) for p in records.get(d, [])] for d in range(self.n)]
@@ -377,17 +416,17 @@ class _SparkLevels:
         self.out = None
         self._input: RDD = rdd.flatMap(lambda x: x)     # pipelined into the level's task
 
-    def level(self, acc_factory: Callable[[], Any], expand: bool = True) -> list[int]:
-        """Run one level on Spark (``expand=False``: admit only); returns its counters."""
-        acc = acc_factory()
+    def level(self, expand: bool = True) -> list[int]:
+        acc = self.sc.accumulator([0] * N_COUNTERS, _VectorSum())
         src = self._shuffled() if self.out is not None else self._input
         token, blob, n, kernel = self.token, self.blob, self.n, self.kernel
 
         def task(index: int, it: Iterable[tuple[int, tuple]]) -> Iterator[bytes]:
             counters = [0] * N_COUNTERS
-            yield from _as_shuffle_pairs(step(_context(token, blob), index, n, it, counters, expand, kernel))
+            ctx = worker_context(token, blob)
+            yield from _as_shuffle_pairs(step(ctx, index, n, it, counters, expand, kernel))
             acc.add(counters)
-            _freeze_survivors()
+            freeze_survivors()
 
         out = src.mapPartitionsWithIndex(task)
         out._bypass_serializer = True
@@ -404,7 +443,6 @@ class _SparkLevels:
         return list(acc.value)
 
     def pull(self) -> dict[int, list[tuple]]:
-        """The last level's output, brought to the driver."""
         records: dict[int, list[tuple]] = {}
         for d, payload in self._shuffled().collect():
             records.setdefault(d, []).append(payload)
@@ -414,7 +452,6 @@ class _SparkLevels:
         return records
 
     def groups(self) -> Any:
-        """RDD of the terminal groups of every shard."""
         def shard_groups(it: Iterable[tuple[int, tuple]]) -> Iterator[tuple[int, Group]]:
             for _d, payload in it:
                 if payload[0] == SHARD:
@@ -424,8 +461,10 @@ class _SparkLevels:
     def close(self) -> None:
         if self.out is not None:
             self.out._jrdd.unpersist(False)
+            self.out = None
         if self.blob is not None:
             self.blob.unpersist()
+            self.blob = None
 
 
 # ---- the driver --------------------------------------------------------------------------
@@ -453,6 +492,7 @@ class SparkRun:
     partitions: int
     groups: Any = field(default=None, compare=False, repr=False)   # RDD of Group
     release: Callable[[], None] = field(default=lambda: None, compare=False, repr=False)
+    exchange: str = "shuffle"       # how the Spark levels moved their data (Exchange.name)
 
     @property
     def collision_probability(self) -> float:
@@ -462,23 +502,34 @@ class SparkRun:
 def run(sc: Any, ctx: Context, *, partitions: int, max_states: int | None = None,
         max_depth: int | None = None, timeout: float | None = None, driver_width: int = DRIVER_WIDTH,
         driver_states: int = DRIVER_STATES,
-        progress: Callable[[LevelStat], None] | None = None, kernel: str = "python") -> SparkRun:
+        progress: Callable[[LevelStat], None] | None = None, kernel: str = "python",
+        exchange: Exchange | None = None) -> SparkRun:
     """Explore the reduced state graph of ``ctx`` to a fixpoint (or a budget): levels with
     at least ``driver_width`` candidates on Spark, the others in the driver.  With
     ``max_depth``, the states at that depth are admitted but not expanded (as the local
     engine does).  ``kernel``: ``compiled`` runs the system's compiled kernel on the
     batches (states travel as its rows, named by its fingerprints), ``python`` the
-    reference."""
+    reference.  ``exchange``: how the Spark levels move their data (default: a
+    :class:`ShuffleExchange`, which the run's ``release`` closes; one given here is the
+    caller's to close)."""
+    own = ShuffleExchange(sc, ctx, partitions, kernel) if exchange is None else None
+    try:
+        return _levels(sc, ctx, own or exchange, partitions, max_states, max_depth, timeout, driver_width,
+                       driver_states, progress, kernel, own.close if own else lambda: None)
+    except BaseException:
+        if own is not None:
+            own.close()
+        raise
+
+
+def _levels(sc: Any, ctx: Context, spark: Any, n: int, max_states: int | None, bound: int | None,
+            timeout: float | None, driver_width: int, driver_states: int,
+            progress: Callable[[LevelStat], None] | None, kernel: str,
+            release: Callable[[], None]) -> SparkRun:
+    """:func:`run`'s loop: the levels, in the driver or on Spark through ``spark``."""
     start = time.perf_counter()
-    bound = max_depth               # (the name max_depth is the deepest level reached below)
-    n = partitions
     fp, first = initial_batch(ctx, kernel)
     local: dict[int, list[tuple]] | None = {fp % n: [first]}
-    spark = _SparkLevels(sc, ctx, n, kernel)
-
-    def acc() -> Any:
-        return sc.accumulator([0] * N_COUNTERS, _VectorSum())
-
     level, width = 0, 1
     states = transitions = pruned = max_depth = 0
     levels: list[LevelStat] = []
@@ -492,7 +543,7 @@ def run(sc: Any, ctx: Context, *, partitions: int, max_states: int | None = None
             local = spark.pull()
         bounded = bound is not None and level >= bound
         if local is None:
-            c = spark.level(acc, expand=not bounded)
+            c = spark.level(expand=not bounded)
         else:
             c = [0] * N_COUNTERS
             nxt: dict[int, list[tuple]] = {}
@@ -538,4 +589,4 @@ def run(sc: Any, ctx: Context, *, partitions: int, max_states: int | None = None
     return SparkRun(states=states, transitions=transitions, pruned=pruned, max_depth=max_depth,
                     levels=tuple(levels), complete=stopped is None, stopped=stopped,
                     seconds=time.perf_counter() - start, partitions=n, groups=groups,
-                    release=spark.close)
+                    release=release, exchange=spark.name)

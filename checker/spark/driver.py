@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from fisheye.checker.explore.expand import FINAL, Context, fingerprint, schedule_of_path
@@ -23,7 +24,8 @@ from fisheye.spec.models import Model
 
 from . import bfs
 from .bfs import FINGERPRINT_BITS, Group, LevelStat, SparkRun
-from .session import start_session
+from .files import FileExchange
+from .session import is_local, start_session
 
 Item = tuple[int, Any, tuple[int, ...], Verdict | None]   # (count, record, path, verdict)
 
@@ -56,12 +58,31 @@ def level_printer(stream: Any = None, label: str = "spark") -> Callable[[LevelSt
     return show
 
 
+@contextmanager
+def open_exchange(sc: Any, ctx: Context, n: int, kernel: str, exchange: str,
+                  directory: str | None) -> Iterator[bfs.Exchange]:
+    """The exchange of a run (:func:`explore`'s ``exchange``), closed when the run ends,
+    normally or not."""
+    if exchange not in ("auto", "files", "shuffle"):
+        raise ValueError(f"unknown exchange {exchange!r} (expected auto, files or shuffle)")
+    if exchange == "shuffle" and directory is not None:
+        raise ValueError("an exchange directory is for the files exchange, not the shuffle")
+    files = exchange == "files" or (exchange == "auto" and (directory is not None or is_local(sc.master)))
+    levels: bfs.Exchange = (FileExchange(sc, ctx, n, kernel, directory) if files
+                            else bfs.ShuffleExchange(sc, ctx, n, kernel))
+    try:
+        yield levels
+    finally:
+        levels.close()
+
+
 def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
             partitions: int | None = None, max_states: int | None = None, max_depth: int | None = None,
             timeout: float | None = None,
             progress: Callable[[LevelStat], None] | bool | None = None, parquet: str | None = None,
             spark: Any = None, verbose: bool = False, checkpoint: str | None = None,
-            driver_width: int = bfs.DRIVER_WIDTH, kernel: str = "auto") -> dict[str, Any]:
+            driver_width: int = bfs.DRIVER_WIDTH, kernel: str = "auto", exchange: str = "auto",
+            exchange_dir: str | None = None) -> dict[str, Any]:
     """Explore ``ctx`` on Spark and return the report (docs/contract.md, "Exploration report").
 
     ``master``: a Spark master URL (None: ``spark-submit``'s, else ``local[*]``);
@@ -72,7 +93,11 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
     directory (every executor must reach it; the search then survives a lost executor);
     ``driver_width``: levels with fewer candidate states run in the driver; ``kernel``:
     ``auto``, ``compiled`` or ``python`` (:func:`fisheye.checker.explore.kernel.select_kernel`),
-    what the workers run."""
+    what the workers run; ``exchange``: how the levels on Spark move their states --
+    ``files`` (:mod:`.files`: through a directory of its own, created in ``exchange_dir``,
+    which the driver and every executor must reach, default the temporary directory),
+    ``shuffle`` (Spark's shuffle, through the JVM), or ``auto``: files for a ``local``
+    master or when ``exchange_dir`` is given, else the shuffle."""
     kname = kernel_name(select_kernel(ctx, kernel))
     if spark is None:
         spark = start_session(master, verbose=verbose, checkpoint_dir=checkpoint)
@@ -81,10 +106,19 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
     sc = spark.sparkContext
     n = partitions or sc.defaultParallelism
     printer = level_printer() if progress is True else (progress or None)
-    run: SparkRun = bfs.run(sc, ctx, partitions=n, max_states=max_states, max_depth=max_depth,
-                            timeout=timeout, driver_width=driver_width, progress=printer, kernel=kname)
-    if progress is True:
-        sys.stderr.write("\n")
+    with open_exchange(sc, ctx, n, kname, exchange, exchange_dir) as levels:
+        run: SparkRun = bfs.run(sc, ctx, partitions=n, max_states=max_states, max_depth=max_depth,
+                                timeout=timeout, driver_width=driver_width, progress=printer, kernel=kname,
+                                exchange=levels)
+        if progress is True:
+            sys.stderr.write("\n")
+        return _finish(spark, ctx, builder, run, n, parquet, kname)
+
+
+def _finish(spark: Any, ctx: Context, builder: ReportBuilder, run: SparkRun, n: int, parquet: str | None,
+            kname: str) -> dict[str, Any]:
+    """The distributed history checks, the Parquet table and the report of ``run``."""
+    sc = spark.sparkContext
     graph = builder.model_graph or builder.graph
     model, engine, ctimeout = builder.model, builder.check_engine, builder.check_timeout
     items_rdd = (run.groups.map(lambda g: (fingerprint(g[1].history_key), [g]))
@@ -100,7 +134,6 @@ def explore(ctx: Context, builder: ReportBuilder, *, master: str | None = None,
 
         parquet_rows = write_parquet(spark, ctx, model.value if model else None, items_rdd, parquet)
     items_rdd.unpersist()
-    run.release()
     return build_report(ctx, builder, run, items, master=sc.master, parquet=parquet,
                         parquet_rows=parquet_rows, kernel=kname)
 
@@ -122,6 +155,7 @@ def build_report(ctx: Context, builder: ReportBuilder, run: SparkRun, items: lis
     extra: dict[str, Any] = {"kernel": kernel, "spark": {
         "master": master,
         "partitions": run.partitions,
+        "exchange": run.exchange,
         "levels": len(run.levels),
         "levels_on_spark": sum(1 for lv in run.levels if lv.where == "spark"),
         "fingerprint_bits": FINGERPRINT_BITS,
