@@ -153,6 +153,70 @@ def test_learning_decides_where_the_guess_fails(star_only: None, monkeypatch: py
     assert res.witness.star  # the star order of the witness, not a serialisation
 
 
+@pytest.mark.parametrize("model", STAR_MODELS)
+def test_the_phase_follows_where_a_model_departs_from_it(model: str, star_only: None,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """One round of ``_Phase.follow``: where the solver's model departs from the phase,
+    the new guess is a topological order of the root star order in which every
+    departure holds (the next phase moves the stretch of time around it), and what
+    it returns is a model of the merge clauses."""
+    monkeypatch.setattr(direct_star._Phase, "ROUNDS", 1)
+    follow = direct_star._Phase.follow
+    moved: list[int] = []
+
+    def recorded(phase, solver, model_):
+        true = np.asarray(model_[:phase.m.count]) > 0
+        off = np.flatnonzero(true != phase._ahead())
+        old = phase.rank
+        got = follow(phase, solver, model_)
+        if phase.rank is not old:
+            assert (phase._ahead()[off] == true[off]).all()
+            arr, ix, rank = phase.root.array, phase.ix, phase.rank
+            for k in range(ix.P):  # the last operation of k before each u comes first
+                u = np.flatnonzero((arr[:, k] >= 0) & (ix.proc_array != k))
+                assert (rank[ix.base[k] + arr[u, k]] < rank[u]).all()
+            moved.append(len(off))
+        lits = set(got)
+        assert all(any(x in lits for x in c) for c in phase.m.clauses)
+        return got
+
+    monkeypatch.setattr(direct_star._Phase, "follow", recorded)
+    for seed in range(12):
+        h, g = _alg2(seed, n_ops=40 if seed < 8 else 90)
+        assert check(h, model, g, engine="direct").verdict is Verdict.CONSISTENT
+    assert len(moved) >= 2 and sum(moved) >= 5
+
+
+@pytest.mark.parametrize("model", STAR_MODELS)
+def test_a_conflict_names_the_chosen_orientations_it_met(model: str, star_only: None,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a check leaves out after a conflict (``Analyser.met``) are orientations of
+    the full orientation being checked, never a generalised literal that is no chosen
+    edge (those are in the learned clauses, and some are)."""
+    check_, literals = direct_star._check, direct_learn.Analyser.literals
+    chosen: list[set[int]] = [set()]
+    generalised = 0
+
+    def rec_check(*args, **kwargs):
+        chosen[0] = {info[1] for info in args[4].values()}
+        return check_(*args, **kwargs)
+
+    def rec_literals(analyser, conflict, trail, graph):
+        nonlocal generalised
+        got = literals(analyser, conflict, trail, graph)
+        if got[0]:
+            assert analyser.met and analyser.met <= chosen[0]
+            generalised += not got[0] <= chosen[0]
+        return got
+
+    monkeypatch.setattr(direct_star, "_check", rec_check)
+    monkeypatch.setattr(direct_learn.Analyser, "literals", rec_literals)
+    for seed in range(12):
+        h, g = _alg2(seed, n_ops=40 if seed < 8 else 90)
+        assert check(h, model, g, engine="direct").verdict is Verdict.CONSISTENT
+    assert generalised >= 1
+
+
 def iriw() -> History:
     """IRIW with the writers as neighbours: fisheye orders the two writes in the star
     order, and each reader's view then contradicts one orientation (section 3.2)."""

@@ -61,14 +61,20 @@ class Analyser:
         self.pairs = pairs
         self.chains = chains
         self.var = {pair: v for v, pair in enumerate(pairs, 1)}
+        # the chosen orientations (their own literals, before generalisation) that the
+        # last call of :meth:`literals` met: the edges a check leaves out to go on
+        self.met: set[int] = set()
 
     def literals(self, conflict: Conflict, trail: Trail, graph: int) -> list[set[int]]:
         """The chosen orientations (literals) that ``conflict``, found in ``graph``
         (:data:`~.direct_order.STAR` or a view), depends on: a clause, then its
-        *pivot variants*.  Where the cycle goes ``x -> a ->po* a'' -> y`` through two
+        *pivot variants*; :attr:`met` receives the chosen orientations the
+        explanation goes through, as chosen (a generalised literal may be no chosen
+        edge).  Where the cycle goes ``x -> a ->po* a'' -> y`` through two
         chosen orientations around a run of one chain ``A``, every member ``a'`` of
         ``A`` closes the same cycle as ``x -> a' -> y``: one clause per ``a'`` (else
         the search would move the members of ``A`` out of the window one by one)."""
+        self.met = set()
         steps = [r for r in conflict.reasons if len(r.ops) >= 2 and r.rule != "legality"]
         if not steps:
             return [set()]
@@ -220,6 +226,7 @@ class Analyser:
             if info[0] != "choice":
                 todo.append((g if info[0] in ("forced", "fr", "view", "init") else STAR, a, b))
                 continue
+            self.met.add(info[1])
             if not self.pairs:
                 out[info[1]] += 1
                 continue
@@ -276,6 +283,7 @@ class Analyser:
             kind = info[0]
             if kind == "choice":
                 out[info[1]] += 1
+                self.met.add(info[1])
             elif kind in ("rf", "view", "po", "init"):
                 continue
             elif kind == "edge":

@@ -22,8 +22,10 @@ of ``q``: "``a`` before ``c``"), with the monotonicity of a merge as binary clau
 (``a`` before ``c`` implies ``a`` before every later ``c'`` and every earlier ``a'``
 before ``c``).  A SAT solver proposes a full orientation, preferring that of a
 topological order of the root that follows the views where it can (its *phase*: a guess
-of real time, :func:`_guess`); the orientation is added to the star order (two edges per
-member at most: where its row of the merge switches) and saturated.  No cycle: a
+of real time, :func:`_guess`, moved after each model to follow the orientations the
+learned clauses forced against it: :class:`_Phase`); the orientation is added to the
+star order (two edges per member at most: where its row of the merge switches) and
+saturated.  No cycle: a
 solution.  A cycle (or an illegal view): conflict analysis (:mod:`.direct_learn`) follows
 the forced orderings on it back to the chosen orientations they rest on, a set that
 cannot hold together: the solver learns the clause (and, for each pair left unordered
@@ -315,13 +317,10 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     first: Conflict | None = None
     learned = 0
     with paused_gc(), Solver(name="glucose4", bootstrap_with=m.clauses) as solver:
-        pairs = np.array(m.pairs, np.int64).reshape(-1, 2)
-        var = np.arange(1, m.count + 1)
-        solver.set_phases(np.where(rank[pairs[:, 0]] < rank[pairs[:, 1]], var, -var).tolist())
+        phase = _Phase(ix, m, order, rank)
+        solver.set_phases(phase.literals())
         while solver.solve():
-            model = solver.get_model()
-            if len(model) < m.count:  # variables in no clause
-                model = model + list(range(len(model) + 1, m.count + 1))
+            model = phase.follow(solver, _model(solver, m))
             got = _check(ix, E, order, views, _orientation(m, model), vs, edges, all_operations, budget,
                          analyser, rank, own)
             if isinstance(got, StarSolution):
@@ -335,6 +334,70 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
                 learned += 1
     assert first is not None
     return _refutation(m, learned, first)
+
+
+def _model(solver: object, m: _Merges) -> list[int]:
+    """The solver's model over every variable (those in no clause are true)."""
+    model = solver.get_model()  # type: ignore[attr-defined]
+    if len(model) < m.count:
+        model = model + list(range(len(model) + 1, m.count + 1))
+    return model
+
+
+class _Phase:
+    """The solver's phase: the orientation of every open pair by a guessed total order
+    of the operations (its ``rank``: first :func:`_guess`).
+
+    The phase follows the search (:meth:`follow`): where a model departs from the phase
+    (the orientations the learned clauses forced the other way), those orientations
+    are added to the root star order and a new topological order is taken, guided by
+    the old one (:func:`.closure_kernel.guided_order`); the solver is asked again with
+    that phase.  A departure then moves the whole stretch of guessed time around it,
+    coherently for every ``M_pq``, instead of the few pairs the clauses name, which
+    closed cycles of the star order across edges of ``G`` (measured on Algorithm 2 runs:
+    fewer SAT iterations).  The phase only chooses which model the solver proposes:
+    every model is checked as before, so the search stays complete and sound."""
+
+    ROUNDS = 3
+    """Most re-guesses per model (the departures usually settle after one)."""
+
+    def __init__(self, ix: Index, m: _Merges, root: DOrder, rank: np.ndarray):
+        self.ix, self.m, self.root = ix, m, root
+        self.rank = rank.copy()
+        self.pairs = np.array(m.pairs, np.int64).reshape(-1, 2)
+        self.var = np.arange(1, m.count + 1)
+
+    def _ahead(self) -> np.ndarray:
+        """Per variable: is its pair's first operation earlier in the guess?"""
+        return self.rank[self.pairs[:, 0]] < self.rank[self.pairs[:, 1]]
+
+    def literals(self) -> list[int]:
+        return np.where(self._ahead(), self.var, -self.var).tolist()
+
+    def follow(self, solver: object, model: list[int]) -> list[int]:
+        """A model of ``solver`` (a satisfiable one, whose last model is ``model``)
+        that departs little from the phase, the phase moved to follow it."""
+        from .closure_kernel import guided_order
+
+        ix = self.ix
+        for _ in range(self.ROUNDS):
+            true = np.asarray(model[:self.m.count]) > 0
+            off = np.flatnonzero(true != self._ahead())
+            if not len(off):
+                break
+            pairs = self.pairs[off]
+            flat = np.where(true[off][:, None], pairs, pairs[:, ::-1]).ravel()
+            order = extend_order(ix, self.root, flat)
+            if order is None:  # the departures close a cycle: keep the phase
+                break
+            guess = guided_order(ix.P, order.array, self.rank, np.array(ix.base, np.int64),
+                                 np.array(ix.length, np.int64))
+            self.rank = np.empty(ix.n, np.int64)
+            self.rank[guess] = np.arange(ix.n)
+            solver.set_phases(self.literals())  # type: ignore[attr-defined]
+            assert solver.solve()  # type: ignore[attr-defined]  # no clause was added
+            model = _model(solver, self.m)
+        return model
 
 
 def _lean(ix: Index, edges: Edges, order: DOrder) -> DOrder:
@@ -419,7 +482,8 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
 
     The orientation is added in batches in guessed time order (:func:`_chunks`), first
     to the star order, then to each view (saturated after each batch).  A batch that
-    closes a cycle (or makes a view illegal) gives a conflict; its chosen orientations
+    closes a cycle (or makes a view illegal) gives a conflict; the chosen orientations
+    its explanation met (as chosen, not generalised: :attr:`.direct_learn.Analyser.met`)
     are left out and the rest of the batch is tried again, so that one check finds the
     conflicts of the whole history, not only the first.  The orientation makes every
     ``M_pq`` total, so a view forces no new star pair: each view is saturated on its
@@ -446,9 +510,8 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
                 break
             c = conflict_of(ix, ChainMap(pending, star_edges), star, flat)
             first = first or Conflict(c.reasons)
-            got_lits = analyser.literals(c, trail, STAR)
-            out.extend(got_lits)
-            _drop(pending, got_lits[0], edge_of)
+            out.extend(analyser.literals(c, trail, STAR))
+            _drop(pending, analyser.met, edge_of)
     good: list[View] = []
     dropped: set[int] = set()  # left out of the later views too: their conflicts are known
     # closure(E ∪ the orientation less the dropped literals ``based_on``): every view's
@@ -469,9 +532,9 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
             lits = analyser.literals(c, trail, process)
             first = first or Conflict(c.reasons)
             out.extend(lits)
-            dropped.update(lits[0])
+            dropped.update(analyser.met)
             if pending is not None:
-                _drop(pending, lits[0], edge_of)
+                _drop(pending, analyser.met, edge_of)
 
         # the whole orientation at once first: one closure when the view has no conflict,
         # and that closure extends the star order's (the view's own root edges are few)
