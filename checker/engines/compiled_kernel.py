@@ -3,7 +3,7 @@ function (the reference, and what runs on small histories) and, found at its fir
 compiled call, its native version: built ahead of time at install
 (:mod:`.ahead_of_time`) or by numba from an explicit signature, cached on disk.
 :func:`compiled_for` chooses per check (:data:`~.compiled.COMPILED_FROM`); the kernels
-themselves live in :mod:`.closure_kernel` and :mod:`.lin_kernel`."""
+themselves live in :mod:`.closure_kernel`, :mod:`.lin_kernel` and :mod:`.lookup_kernel`."""
 
 from __future__ import annotations
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import sys
 
-from . import closure_kernel, lin_kernel  # noqa: F401  (importing them lists their kernels)
+from . import closure_kernel, lin_kernel, lookup_kernel  # noqa: F401  (importing them lists their kernels)
 from .ahead_of_time import build
 from .compiled_kernel import _KERNELS, _compile, cache_counts, jit
 
 
 def compile_kernels() -> None:
-    """Load every kernel's native code (:mod:`.closure_kernel`'s and :mod:`.lin_kernel`'s:
+    """Load every kernel's native code (:mod:`.closure_kernel`'s, :mod:`.lin_kernel`'s and
+    :mod:`.lookup_kernel`'s:
     built ahead of time, else compiled by numba or loaded from its cache); a caller may
     do it before the first compiled call (before limiting the process's memory, say)."""
     for kernel in _KERNELS:
