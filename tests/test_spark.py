@@ -121,6 +121,22 @@ def test_admit_picks_the_least_path_of_each_new_fingerprint() -> None:
         assert fps[chosen].tolist() == sorted(least)
 
 
+def test_rows_taken_from_parts_are_those_of_their_concatenation() -> None:
+    """The gather that builds a batch from the blocks of successors (kernel rows, or
+    encoded states) without concatenating them first."""
+    rng = np.random.default_rng(5)
+    def blobs(k: int) -> np.ndarray:
+        return bfs._objects([bytes(rng.integers(0, 9, int(rng.integers(0, 4)))) for _ in range(k)])
+
+    for make in (lambda k: rng.integers(-9, 9, (k, 3)).astype(np.int16), blobs):
+        parts = [make(k) for k in (4, 0, 7, 1)]
+        whole = np.concatenate(parts)
+        bounds = np.cumsum([0] + [len(p) for p in parts])
+        for idx in (np.arange(len(whole)), np.array([0, 3, 4, 10, 11]), np.array([5]), np.zeros(0, np.intp)):
+            got = bfs._take(parts, bounds, idx)
+            assert got.dtype == whole.dtype and got.tolist() == whole[idx].tolist()
+
+
 @pytest.mark.parametrize("kernel", ["compiled", "python"])
 def test_the_least_path_wins_within_and_across_batches(kernel: str) -> None:
     """Every state of a level arrives three times, with random paths, spread over two

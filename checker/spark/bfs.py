@@ -9,14 +9,15 @@ driver (``docs/spark.md`` gives the design and its cost model).
   candidate states sent to it, keeps one candidate per fingerprint (the least path: a sort
   of the fingerprints, then array minima per group), admits those the shard does not own
   yet (``searchsorted`` on the sorted array, then a linear ``insert``), expands every
-  admitted state -- with the system's compiled kernel, one call for the whole shard
-  (``kernel="compiled"``), or with the explorer's state-local successor function
-  (:func:`fisheye.checker.explore.expand.expand_bytes`), the reduction included --, keeps
-  one successor per fingerprint the same way, and writes its new record plus **one batch
-  per destination shard** (one boolean mask each). A batch is arrays: the fingerprints
-  (``uint64``), the states (the kernel's rows as a 2-D integer array, narrowed to one byte
-  a value when the values fit; or the encoded states as an object array) and the paths (a
-  2-D ``uint8``/``uint16`` array: at one level every path has the same length). Only
+  admitted state -- with the system's compiled kernel, in blocks of ``KERNEL_CHUNK``
+  states (``kernel="compiled"``), or with the explorer's state-local successor function
+  (:func:`fisheye.checker.explore.expand.expand_bytes`), the reduction included --, drops
+  the successors it owns and has seen, keeps one per fingerprint the same way, and writes
+  its new record plus **one batch per destination shard**. A batch is arrays: the
+  fingerprints (``uint64``), the states (the kernel's rows as a 2-D integer array; or the
+  encoded states as an object array) and the paths (a 2-D ``uint16`` array: at one level
+  every path has the same length; through the shuffle, rows and paths are narrowed to
+  one byte a value when the values fit). Only
   terminal states (few) become Python objects; no per-state Python work happens in Spark
   itself.
 * On Spark, a level's records and batches move through an *exchange* (:class:`Exchange`):
@@ -58,6 +59,7 @@ import numpy as np
 
 from fisheye.checker.explore.codec import collision_probability
 from fisheye.checker.explore.codec import fingerprint as fingerprint_bytes
+from fisheye.checker.explore.engine import KERNEL_CHUNK
 from fisheye.checker.explore.expand import (
     INNER,
     PRUNED,
@@ -138,7 +140,9 @@ def _path_words(paths: np.ndarray) -> list[np.ndarray]:
 
 def _narrow(a: np.ndarray) -> np.ndarray:
     """``a`` as the smallest of its integer type, ``uint8`` and ``int8`` that holds its
-    values (a batch crosses the shuffle in it; :func:`step` widens it back)."""
+    values (a batch crosses the shuffle in it; :func:`step` widens it back; the driver's
+    records and the files exchange keep the rows as they are: narrowing costs more CPU
+    than the bytes it saves there)."""
     if a.dtype == object or not a.size or a.dtype.itemsize == 1:
         return a
     lo, hi = int(a.min()), int(a.max())
@@ -194,6 +198,27 @@ def _objects(items: list[Any]) -> np.ndarray:
     return a
 
 
+def _unseen(visited: FingerprintSet, keys: np.ndarray, index: int, n: int) -> np.ndarray:
+    """Which successors (their ``keys``) shard ``index`` of ``n`` must keep: all but those
+    it owns and has already visited."""
+    mine = np.flatnonzero(keys % np.uint64(n) == np.uint64(index))
+    keep = np.ones(len(keys), dtype=bool)
+    keep[mine[visited.known(keys[mine])]] = False
+    return keep
+
+
+def _take(parts: list[np.ndarray], bounds: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Rows ``idx`` (increasing) of the concatenation of ``parts`` (``bounds``: where each
+    part starts, then the total), without concatenating the parts."""
+    cuts = np.searchsorted(idx, bounds)
+    out = np.empty((len(idx), *parts[0].shape[1:]), dtype=np.result_type(*parts))
+    for i, p in enumerate(parts):
+        a, b = cuts[i], cuts[i + 1]
+        if b > a:       # (mode clip: the indices are valid; "raise" would buffer the output)
+            np.take(p, idx[a:b] - bounds[i], axis=0, out=out[a:b], mode="clip")
+    return out
+
+
 def initial_batch(ctx: Context, kernel: str = "python") -> tuple[int, tuple]:
     """The initial state's fingerprint and the batch that carries it (empty path)."""
     kern = select_kernel(ctx, kernel) if kernel == "compiled" else None
@@ -236,11 +261,7 @@ def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
         counters[VISITED] += len(visited)
         return
     kern = select_kernel(ctx, kernel) if kernel == "compiled" else None
-    bounds = np.cumsum([0] + [len(b[1]) for b in batches])
-    cuts = np.searchsorted(fresh, bounds)
-    states = np.concatenate([b[2][fresh[cuts[i]:cuts[i + 1]] - bounds[i]] for i, b in enumerate(batches)])
-    if kern is not None:
-        states = states.astype(kern.dtype, copy=False)
+    sources, starts = [b[2] for b in batches], np.cumsum([0] + [len(b[1]) for b in batches])
     paths = paths[fresh].astype(PATH_DTYPE)
     pruned = 0
 
@@ -254,18 +275,27 @@ def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
         groups[key] = merge_group(groups[key], g) if key in groups else g
         return 0
 
+    # The successors, in blocks; those this shard owns and has seen are dropped at once.
+    keys_l, kids_l, par_l, stp_l = [], [], [], []
+    transitions = 0
     if kern is not None:
-        batch = kern.expand(states)
-        status = batch.status
-        pruned += int(np.count_nonzero(status == K_PRUNED))
-        for x in np.flatnonzero((status != K_PRUNED) & (status != K_INNER)).tolist():
-            pruned += terminal(expand_state(ctx, kern.decode(states[x])), x)
-        out_fps, children, parent, steps = batch.keys, batch.children, batch.parent, batch.step
+        for lo in range(0, len(fresh), KERNEL_CHUNK):      # (a block gathered stays in the cache)
+            rows = _take(sources, starts, fresh[lo:lo + KERNEL_CHUNK]).astype(kern.dtype, copy=False)
+            out = kern.expand(rows)       # (views of the kernel's buffers: copied below)
+            pruned += int(np.count_nonzero(out.status == K_PRUNED))
+            for x in np.flatnonzero((out.status != K_PRUNED) & (out.status != K_INNER)).tolist():
+                pruned += terminal(expand_state(ctx, kern.decode(rows[x])), lo + x)
+            transitions += len(out.keys)
+            new = _unseen(visited, out.keys, index, n)
+            keys_l.append(out.keys[new])
+            kids_l.append(out.children[new])
+            par_l.append(out.parent[new] + lo)
+            stp_l.append(out.step[new])
     else:
         kids: list[bytes] = []
         par: list[int] = []
         stp: list[int] = []
-        for x, blob in enumerate(states.tolist()):
+        for x, blob in enumerate(_take(sources, starts, fresh).tolist()):
             e = expand_bytes(ctx, blob)
             if e.kind == INNER:
                 kids.extend(e.children)
@@ -273,8 +303,15 @@ def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
                 stp.extend(range(len(e.children)))
             else:
                 pruned += terminal(e, x)
-        out_fps = np.fromiter(map(fingerprint_bytes, kids), dtype=np.uint64, count=len(kids))
-        children, parent, steps = _objects(kids), np.array(par, dtype=np.intp), np.array(stp)
+        keys = np.fromiter(map(fingerprint_bytes, kids), dtype=np.uint64, count=len(kids))
+        transitions += len(keys)
+        new = _unseen(visited, keys, index, n)
+        keys_l, kids_l = [keys[new]], [_objects(kids)[new]]
+        par_l, stp_l = [np.array(par, dtype=np.intp)[new]], [np.array(stp, dtype=np.intp)[new]]
+    del batches, sources            # the level's input, freed before the output is built
+    out_fps, parent, steps = (np.concatenate(a) if a else np.zeros(0, dtype=np.uint64)
+                              for a in (keys_l, par_l, stp_l))
+    parent = parent.astype(np.intp, copy=False)
     if len(steps) and int(steps.max()) > np.iinfo(PATH_DTYPE).max:
         raise ValueError(f"a state with more than {np.iinfo(PATH_DTYPE).max + 1} reduced successors")
     child_paths = np.empty((len(parent), paths.shape[1] + 1), dtype=paths.dtype)
@@ -282,19 +319,17 @@ def step(ctx: Context, index: int, n: int, records: Iterable[tuple[int, tuple]],
     child_paths[:, -1] = steps
     pick = least_per_key(out_fps, child_paths)
     dst = (out_fps[pick] % np.uint64(n)).astype(np.intp)
-    keep = np.ones(len(pick), dtype=bool)
-    mine = np.flatnonzero(dst == index)     # successors this shard owns and has seen: not sent
-    keep[mine[visited.known(out_fps[pick[mine]])]] = False
+    bounds = np.cumsum([0] + [len(k) for k in keys_l])
     yield index, (SHARD, visited, groups)
     emitted = 0
     limit = BATCH_STATES if batch_states is None else batch_states
     for d in range(n):
-        sel = pick[(dst == d) & keep]
+        sel = np.sort(pick[dst == d])       # the rows gathered in memory order
         emitted += len(sel)
         for lo in range(0, len(sel), limit):
             part = sel[lo:lo + limit]
-            yield d, (BATCH, out_fps[part], _narrow(children[part]), _narrow(child_paths[part]))
-    for k, v in enumerate((len(fresh), len(visited), len(out_fps), pruned, emitted)):
+            yield d, (BATCH, out_fps[part], _take(kids_l, bounds, part), child_paths[part])
+    for k, v in enumerate((len(fresh), len(visited), transitions, pruned, emitted)):
         counters[k] += v
 
 
@@ -331,6 +366,8 @@ def _as_shuffle_pairs(pairs: Iterable[tuple[int, tuple]]) -> Iterator[bytes]:
     ``partitionBy`` produces in Python): the key as a packed long, then a pickled list."""
     pack, dumps = struct.Struct("!q").pack, pickle.dumps
     for dst, payload in pairs:
+        if payload[0] == BATCH:
+            payload = (BATCH, payload[1], _narrow(payload[2]), _narrow(payload[3]))
         yield pack(dst)
         yield dumps([(dst, payload)], _PROTO)
 
