@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 import pytest
+from kernel_configurations import SEARCHES
 from small_programs import SEEDS, small_configuration
 
 from fisheye.checker.explore import make_context, run
@@ -103,15 +104,8 @@ def both(scenario, graph, *, mutant=None, variant="corrected", **kw):
     return reports["compiled"]
 
 
-TWO = "p0: write(X,1), read(X); p1: write(X,2), read(X)"
-
-
 @pytest.mark.parametrize("scenario,graph,mutant,variant", [
-    (PBN, "paper", None, "corrected"),
-    (PBN, "paper", None, "published"),
-    (TWO, "p0:p1", "opposite-tie-break", "corrected"),
-    (TWO, "p0:p1", "no-catch-up", "corrected"),
-    ("p0: write(X,1), read(Y); p1: write(Y,2), read(X); p2: read(X)", "p0:p1", None, "corrected"),
+    *SEARCHES,
     pytest.param("fig6", "empty", None, "corrected", marks=pytest.mark.slow),
 ])
 def test_compiled_and_python_searches_give_the_same_report(scenario, graph, mutant, variant):

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kernel_configurations import SEARCHES
 
 from fisheye.checker.explore import make_context
 from fisheye.checker.explore.codec import collision_probability
@@ -491,18 +492,8 @@ def test_quiet_by_default_and_verbose_shows_sparks_log() -> None:
 
 # ---- the file exchange -------------------------------------------------------------------------
 
-PBN = "paris-berlin-newyork"
-TWO = "p0: write(X,1), read(X); p1: write(X,2), read(X)"
-
-
 @pytest.mark.parametrize("kernel", ["compiled", "python"])
-@pytest.mark.parametrize("scenario,graph,mutant,variant", [
-    (PBN, "paper", None, "corrected"),
-    (PBN, "paper", None, "published"),
-    (TWO, "p0:p1", "opposite-tie-break", "corrected"),
-    (TWO, "p0:p1", "no-catch-up", "corrected"),
-    ("p0: write(X,1), read(Y); p1: write(Y,2), read(X); p2: read(X)", "p0:p1", None, "corrected"),
-])
+@pytest.mark.parametrize("scenario,graph,mutant,variant", SEARCHES)
 def test_files_and_shuffle_give_the_local_report_on_either_kernel(spark: Any, kernel: str, scenario: str,
                                                                    graph: str, mutant: str | None,
                                                                    variant: str) -> None:
