@@ -156,11 +156,10 @@ def test_learning_decides_where_the_guess_fails(star_only: None, monkeypatch: py
 @pytest.mark.parametrize("model", STAR_MODELS)
 def test_the_phase_follows_where_a_model_departs_from_it(model: str, star_only: None,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """One round of ``_Phase.follow``: where the solver's model departs from the phase,
+    """``_Phase.follow``: where the solver's model departs from the phase,
     the new guess is a topological order of the root star order in which every
     departure holds (the next phase moves the stretch of time around it), and what
     it returns is a model of the merge clauses."""
-    monkeypatch.setattr(direct_star._Phase, "ROUNDS", 1)
     follow = direct_star._Phase.follow
     moved: list[int] = []
 

@@ -352,14 +352,12 @@ class _Phase:
     (the orientations the learned clauses forced the other way), those orientations
     are added to the root star order and a new topological order is taken, guided by
     the old one (:func:`.closure_kernel.guided_order`); the solver is asked again with
-    that phase.  A departure then moves the whole stretch of guessed time around it,
+    that phase (once: asking again until a model stays on the phase took as many
+    iterations).  A departure then moves the whole stretch of guessed time around it,
     coherently for every ``M_pq``, instead of the few pairs the clauses name, which
     closed cycles of the star order across edges of ``G`` (measured on Algorithm 2 runs:
     fewer SAT iterations).  The phase only chooses which model the solver proposes:
     every model is checked as before, so the search stays complete and sound."""
-
-    ROUNDS = 3
-    """Most re-guesses per model (the departures usually settle after one)."""
 
     def __init__(self, ix: Index, m: _Merges, root: DOrder, rank: np.ndarray):
         self.ix, self.m, self.root = ix, m, root
@@ -376,28 +374,25 @@ class _Phase:
 
     def follow(self, solver: object, model: list[int]) -> list[int]:
         """A model of ``solver`` (a satisfiable one, whose last model is ``model``)
-        that departs little from the phase, the phase moved to follow it."""
+        that departs little from the phase, the phase moved to follow ``model``."""
         from .closure_kernel import guided_order
 
         ix = self.ix
-        for _ in range(self.ROUNDS):
-            true = np.asarray(model[:self.m.count]) > 0
-            off = np.flatnonzero(true != self._ahead())
-            if not len(off):
-                break
-            pairs = self.pairs[off]
-            flat = np.where(true[off][:, None], pairs, pairs[:, ::-1]).ravel()
-            order = extend_order(ix, self.root, flat)
-            if order is None:  # the departures close a cycle: keep the phase
-                break
-            guess = guided_order(ix.P, order.array, self.rank, np.array(ix.base, np.int64),
-                                 np.array(ix.length, np.int64))
-            self.rank = np.empty(ix.n, np.int64)
-            self.rank[guess] = np.arange(ix.n)
-            solver.set_phases(self.literals())  # type: ignore[attr-defined]
-            assert solver.solve()  # type: ignore[attr-defined]  # no clause was added
-            model = _model(solver, self.m)
-        return model
+        true = np.asarray(model[:self.m.count]) > 0
+        off = np.flatnonzero(true != self._ahead())
+        if not len(off):
+            return model
+        pairs = self.pairs[off]
+        order = extend_order(ix, self.root, np.where(true[off][:, None], pairs, pairs[:, ::-1]).ravel())
+        if order is None:  # the departures close a cycle: keep the phase
+            return model
+        guess = guided_order(ix.P, order.array, self.rank, np.array(ix.base, np.int64),
+                             np.array(ix.length, np.int64))
+        self.rank = np.empty(ix.n, np.int64)
+        self.rank[guess] = np.arange(ix.n)
+        solver.set_phases(self.literals())  # type: ignore[attr-defined]
+        assert solver.solve()  # type: ignore[attr-defined]  # no clause was added
+        return _model(solver, self.m)
 
 
 def _lean(ix: Index, edges: Edges, order: DOrder) -> DOrder:
