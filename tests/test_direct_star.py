@@ -216,6 +216,38 @@ def test_a_conflict_names_the_chosen_orientations_it_met(model: str, star_only: 
     assert generalised >= 1
 
 
+def test_a_conflict_leaves_out_its_pending_orientations_or_those_near_them() -> None:
+    """``_drop``: the pending orientations of the conflict's literals; when none is
+    pending, those with an end at most ``NEAR`` operations from one of the literals'
+    ends in its process; when none is near either, every pending one."""
+    from fisheye.checker.engines.direct_order import Index
+
+    h = History.build({"p": [("w", "X", i) for i in range(1, 13)],
+                       "q": [("w", "Y", i) for i in range(1, 13)]}, processes="pq", edges=[("p", "q")])
+    ix = Index(h)
+    p, q = ix.base[0], ix.base[1]
+    pairs = [(p + 2, q + 2), (p + 3, q + 9), (p + 11, q + 0), (p + 11, q + 9)]  # variables 1 to 4
+    edge_of = {1: (p + 2, q + 2), -2: (q + 9, p + 3), 3: (p + 11, q + 0)}
+
+    def pending() -> dict:
+        return {(p + 2, q + 2): ("choice", 1), (q + 9, p + 3): ("choice", -2), (p + 5, q + 4): ("choice", 5),
+                (q + 11, p + 8): ("choice", -6)}
+
+    got = pending()
+    direct_star._drop(ix, got, {1}, pairs, edge_of)
+    assert list(got) == [(q + 9, p + 3), (p + 5, q + 4), (q + 11, p + 8)]
+    got = pending()  # literal 3 is not pending: q + 2 is near q + 0, p + 8 near p + 11
+    direct_star._drop(ix, got, {3}, pairs, edge_of)
+    assert list(got) == [(q + 9, p + 3), (p + 5, q + 4)]
+    got = {(p + 5, q + 6): ("choice", 5)}  # nothing near: all of it
+    direct_star._drop(ix, got, {3}, pairs, edge_of)
+    assert got == {}
+    # nearness is along a process: q + 1 follows p + 11 closely among the uids only
+    got = {(p + 9, q + 0): ("choice", 5), (p + 5, q + 1): ("choice", 6)}
+    direct_star._drop(ix, got, {4}, pairs, edge_of)
+    assert list(got) == [(p + 5, q + 1)]
+
+
 def iriw() -> History:
     """IRIW with the writers as neighbours: fisheye orders the two writes in the star
     order, and each reader's view then contradicts one orientation (section 3.2)."""

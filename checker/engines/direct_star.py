@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import ChainMap
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
@@ -423,11 +423,31 @@ def _chunks(chosen: Edges, rank: np.ndarray, n: int) -> list[Edges]:
     return [dict(items[i:i + size]) for i in range(0, len(items), size)]
 
 
-def _drop(pending: Edges, lits: set[int], edge_of: Mapping[int, tuple[int, int]]) -> None:
-    """Remove from ``pending`` the chosen orientations of a conflict (all of them if
-    none is pending: the conflict then rests on earlier batches only); ``edge_of``: the
-    edge of each chosen literal."""
-    gone = [e for e in map(edge_of.get, lits) if e is not None and e in pending] or list(pending)
+NEAR = 3
+"""How far along the process order :func:`_drop` looks around a conflict's chosen
+orientations when none of them is pending."""
+
+
+def _drop(ix: Index, pending: Edges, lits: set[int], pairs: Sequence[tuple[int, int]],
+          edge_of: Mapping[int, tuple[int, int]]) -> None:
+    """Remove from ``pending`` the chosen orientations ``lits`` of a conflict found on
+    adding it (``pairs``: the pair of each variable; ``edge_of``: the edge of each
+    chosen literal).  When none of them is pending, the explanation read them from the
+    star order's records, which hold every chosen orientation, those a view left out
+    earlier too (a view's premise paths may use them: the view respects the star
+    order), and the cycle in the view goes through pending orientations near them:
+    those with an end at most :data:`NEAR` operations from an end of ``lits`` in its
+    process are removed, or, if none is, every pending one.  (Which ones are left out
+    only decides what the rest of the check sees; the learned clauses are the
+    explanation's.)"""
+    gone = [e for e in map(edge_of.get, lits) if e is not None and e in pending]
+    if not gone:
+        near: set[int] = set()
+        for lit in lits:
+            for u in pairs[abs(lit) - 1]:
+                k = ix.proc_of[u]
+                near.update(x for x in range(max(u - NEAR, 0), min(u + NEAR + 1, ix.n)) if ix.proc_of[x] == k)
+        gone = [e for e in pending if e[0] in near or e[1] in near] or list(pending)
     for e in gone:
         del pending[e]
 
@@ -478,8 +498,9 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     The orientation is added in batches in guessed time order (:func:`_chunks`), first
     to the star order, then to each view (saturated after each batch).  A batch that
     closes a cycle (or makes a view illegal) gives a conflict; the chosen orientations
-    its explanation met (as chosen, not generalised: :attr:`.direct_learn.Analyser.met`)
-    are left out and the rest of the batch is tried again, so that one check finds the
+    its explanation met (as chosen, not generalised: :attr:`.direct_learn.Analyser.met`,
+    or pending ones near them: :func:`_drop`) are left out and the rest of the batch
+    is tried again, so that one check finds the
     conflicts of the whole history, not only the first.  The orientation makes every
     ``M_pq`` total, so a view forces no new star pair: each view is saturated on its
     own."""
@@ -506,7 +527,7 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
             c = conflict_of(ix, ChainMap(pending, star_edges), star, flat)
             first = first or Conflict(c.reasons)
             out.extend(analyser.literals(c, trail, STAR))
-            _drop(pending, analyser.met, edge_of)
+            _drop(ix, pending, analyser.met, analyser.pairs, edge_of)
     good: list[View] = []
     dropped: set[int] = set()  # left out of the later views too: their conflicts are known
     # closure(E ∪ the orientation less the dropped literals ``based_on``): every view's
@@ -529,7 +550,7 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
             out.extend(lits)
             dropped.update(analyser.met)
             if pending is not None:
-                _drop(pending, analyser.met, edge_of)
+                _drop(ix, pending, analyser.met, analyser.pairs, edge_of)
 
         # the whole orientation at once first: one closure when the view has no conflict,
         # and that closure extends the star order's (the view's own root edges are few)
