@@ -16,6 +16,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -637,3 +638,40 @@ def test_batch_files_round_trip_rows_and_encoded_states(tmp_path: Path) -> None:
         assert kind == bfs.BATCH and f2.tolist() == fps.tolist() and p2.tolist() == paths.tolist()
         assert s2.dtype == states.dtype and s2.tolist() == states.tolist()
     assert [p.name for p in tmp_path.iterdir()] == ["b"]        # no temporary file left
+
+
+def interrupt_driver_during(generation: int, driver: int) -> Any:
+    """A hook of the level task: shard 0 of ``generation`` sends SIGINT to the driver
+    (Ctrl-C), then keeps its level's job running long enough to be cancelled."""
+    def hook(gen: int, index: int, paths: list[str]) -> None:
+        import signal
+        import time as t
+
+        if (gen, index) == (generation, 0):
+            os.kill(driver, signal.SIGINT)
+            t.sleep(4)
+    return hook
+
+
+def test_ctrl_c_during_a_level_cancels_it_and_reports_the_levels_before(
+        spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture) -> None:
+    """Ctrl-C while a level's job runs: the job is cancelled (from a thread of its own, not
+    from the signal handler, which would interrupt the JVM call in flight and print a
+    traceback), and the search stops with a report of the levels before it, marked
+    interrupted, not complete; the exchange directory is removed."""
+    from fisheye.checker.explore.engine import INTERRUPTED
+    from fisheye.checker.spark.files import FileExchange
+
+    monkeypatch.setattr(FileExchange, "on_written", staticmethod(interrupt_driver_during(4, os.getpid())))
+    ctx = make_context(PUBLISHED, "p0:p1", variant="published")
+    levels: list[Any] = []
+    start = time.perf_counter()
+    remote = spark_explore(ctx, ReportBuilder(ctx, "protocol", engine="spark"), partitions=2, spark=spark,
+                           driver_width=0, kernel="python", exchange_dir=str(tmp_path),
+                           progress=levels.append)
+    assert time.perf_counter() - start < 60
+    assert remote["complete"] is False and remote["stopped"] == INTERRUPTED
+    assert [s.level for s in levels] == [0, 1, 2]       # level 3 (reading generation 4) cancelled
+    assert remote["states"] == levels[-1].states
+    assert "Traceback" not in capfd.readouterr().err
+    assert list(tmp_path.iterdir()) == []

@@ -75,16 +75,23 @@ class CtrlC:
     one raises :class:`KeyboardInterrupt` at once.  The handler is installed even when
     SIGINT was inherited ignored (a background job of a non-interactive shell), so that
     ``kill -INT`` stops the search as Ctrl-C does; outside the main thread, nothing is
-    installed."""
+    installed.  ``on_signal``: also called at the first SIGINT, in a thread of its own
+    (the Spark search cancels its running job there: a call into the JVM from the
+    handler itself would interrupt the one in flight); the block's end waits for it."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_signal: Callable[[], Any] | None = None) -> None:
         self.seen = False
         self._before: Any = None
+        self._on_signal = on_signal
+        self._thread: threading.Thread | None = None
 
     def _handle(self, signum: int, frame: Any) -> None:
         if self.seen:
             raise KeyboardInterrupt
         self.seen = True
+        if self._on_signal is not None:
+            self._thread = threading.Thread(target=self._on_signal, daemon=True)
+            self._thread.start()
 
     def __enter__(self) -> CtrlC:
         if threading.current_thread() is threading.main_thread():
@@ -94,6 +101,8 @@ class CtrlC:
     def __exit__(self, *exc: Any) -> None:
         if self._before is not None:
             signal.signal(signal.SIGINT, self._before)
+        if self._thread is not None:
+            self._thread.join(timeout=60)
 
 
 def rss_bytes() -> int:

@@ -59,7 +59,7 @@ import numpy as np
 
 from fisheye.checker.explore.codec import collision_probability
 from fisheye.checker.explore.codec import fingerprint as fingerprint_bytes
-from fisheye.checker.explore.engine import KERNEL_CHUNK
+from fisheye.checker.explore.engine import INTERRUPTED, KERNEL_CHUNK, CtrlC
 from fisheye.checker.explore.expand import (
     INNER,
     PRUNED,
@@ -571,48 +571,58 @@ def _levels(sc: Any, ctx: Context, spark: Any, n: int, max_states: int | None, b
     states = transitions = pruned = max_depth = 0
     levels: list[LevelStat] = []
     stopped: str | None = None
-    while True:
-        on_spark = width >= driver_width
-        if on_spark and local is not None:
-            spark.push(local)
-            local = None
-        elif not on_spark and local is None and states <= driver_states:
-            local = spark.pull()
-        bounded = bound is not None and level >= bound
-        if local is None:
-            c = spark.level(expand=not bounded)
-        else:
-            c = [0] * N_COUNTERS
-            nxt: dict[int, list[tuple]] = {}
-            for d in range(n):
-                for dst, payload in step(ctx, d, n, ((d, p) for p in local.get(d, ())), c, not bounded,
-                                         kernel):
-                    nxt.setdefault(dst, []).append(payload)
-            local = nxt
-        states = c[VISITED]
-        transitions += c[TRANSITIONS]
-        pruned += c[PRUNED_STATES]
-        if c[ADMITTED]:
-            max_depth = level
-        stat = LevelStat(level, c[ADMITTED], states, transitions, time.perf_counter() - start,
-                         "driver" if local is not None else "spark")
-        levels.append(stat)
-        if progress is not None:
-            progress(stat)
-        width = c[EMITTED]
-        if bounded:
+    with CtrlC(on_signal=lambda: sc.cancelAllJobs()) as ctrl_c:   # Ctrl-C: a partial report
+        while True:
+            on_spark = width >= driver_width
+            if on_spark and local is not None:
+                spark.push(local)
+                local = None
+            elif not on_spark and local is None and states <= driver_states:
+                local = spark.pull()
+            bounded = bound is not None and level >= bound
+            if local is None:
+                try:
+                    c = spark.level(expand=not bounded)
+                except Exception:
+                    if not ctrl_c.seen:
+                        raise
+                    stopped = INTERRUPTED       # the level's job cancelled: the levels before it
+                    break
+            else:
+                c = [0] * N_COUNTERS
+                nxt: dict[int, list[tuple]] = {}
+                for d in range(n):
+                    for dst, payload in step(ctx, d, n, ((d, p) for p in local.get(d, ())), c, not bounded,
+                                             kernel):
+                        nxt.setdefault(dst, []).append(payload)
+                local = nxt
+            states = c[VISITED]
+            transitions += c[TRANSITIONS]
+            pruned += c[PRUNED_STATES]
             if c[ADMITTED]:
-                stopped = f"depth bound ({bound}) reached"
-            break
-        if width == 0:
-            break
-        if max_states is not None and states >= max_states:
-            stopped = f"max-states budget ({max_states:,}) reached"
-            break
-        if timeout is not None and time.perf_counter() - start >= timeout:
-            stopped = f"timeout ({timeout:g} s) reached"
-            break
-        level += 1
+                max_depth = level
+            stat = LevelStat(level, c[ADMITTED], states, transitions, time.perf_counter() - start,
+                             "driver" if local is not None else "spark")
+            levels.append(stat)
+            if progress is not None:
+                progress(stat)
+            width = c[EMITTED]
+            if bounded:
+                if c[ADMITTED]:
+                    stopped = f"depth bound ({bound}) reached"
+                break
+            if width == 0:
+                break
+            if max_states is not None and states >= max_states:
+                stopped = f"max-states budget ({max_states:,}) reached"
+                break
+            if timeout is not None and time.perf_counter() - start >= timeout:
+                stopped = f"timeout ({timeout:g} s) reached"
+                break
+            if ctrl_c.seen:
+                stopped = INTERRUPTED
+                break
+            level += 1
     if local is not None:
         merged: dict[int, Group] = {}
         for payloads in local.values():
