@@ -83,3 +83,13 @@ def test_a_search_through_the_directory_gives_the_same_report(monkeypatch):
     monkeypatch.setattr(store.FingerprintSet, "_members_by_bucket", counted)
     assert report() == plain
     assert calls and plain["states"] > 100
+
+
+def test_the_directory_counts_in_the_visited_set_s_bytes(monkeypatch, tmp_path):
+    monkeypatch.setattr(store, "DIRECTORY_FROM", 64)
+    visited = store.FingerprintSet(str(tmp_path))
+    visited.merge(np.arange(1, 5000, dtype=np.uint64) << np.uint64(40))
+    assert visited.nbytes == 8 * len(visited)
+    visited.known(np.array([3], dtype=np.uint64))
+    starts = (1 << directory_bits(len(visited))) + 1
+    assert visited.nbytes == 8 * len(visited) + 8 * starts

@@ -138,7 +138,8 @@ class FingerprintSet:
 
     @property
     def nbytes(self) -> int:
-        return int(self.old.nbytes)
+        """The visited keys' bytes, and the bucket directory's when it is built."""
+        return int(self.old.nbytes) + (0 if self._buckets is None else int(self._buckets[0].nbytes))
 
     def save(self, path: str) -> None:
         with open(path, "wb") as f:
