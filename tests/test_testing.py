@@ -82,9 +82,12 @@ def test_the_state_machine_finds_the_published_algorithms_violation():
 
 
 @settings(max_examples=10, deadline=None)
-@given(programs(max_processes=3, max_ops=2))
+@given(programs(max_processes=3, max_ops=2).filter(lambda p: sum(map(len, p.ops)) <= 4))
 def test_random_programs_keep_causal_consistency_on_algorithm_2(program):
-    assert_explores_clean("toco", str(program), model="cc", graph="empty", max_states=20_000)
+    # at most four operations: the searches fit the budget (three processes writing four
+    # times, 'p0: write(X,1), write(X,2); p1: write(X,3); p2: write(X,4)', take 50,459
+    # states; six operations can take millions, and a cut search is never a pass)
+    assert_explores_clean("toco", str(program), model="cc", graph="empty", max_states=200_000)
 
 
 @settings(max_examples=10, deadline=None)
