@@ -141,6 +141,65 @@ def test_an_orientation_has_the_switch_edges_of_each_row(model: str, star_only: 
     assert sum(seen) > 20
 
 
+def _merges_written_out(ix, order, edges, all_operations):
+    """The merge variables and clauses pair by pair (module docstring of direct_star):
+    per member ``a`` of the first chain, the ``c`` of the second that the root leaves
+    open with it, a row clause to the previous ``c`` of the row, then a column clause
+    to the previous member of the chain."""
+    from bisect import bisect_left, bisect_right
+
+    pairs, chains, row_start, clauses = [], [], [], []
+    clock = order.clock
+    for e in edges:
+        lists = e.alls if all_operations else e.writes
+        P = [ix.base[e.p] + i for i in lists[e.p]]
+        Q = [ix.base[e.q] + i for i in lists[e.q]]
+        above: dict[int, int] = {}
+        for a in P:
+            here: dict[int, int] = {}
+            prev = 0
+            lo = bisect_right(Q, ix.base[e.q] + clock[a][e.q])
+            hi = bisect_left(Q, ix.idx[a], lo=lo, key=lambda c: clock[c][e.p])
+            if lo < hi:
+                row_start.append(len(pairs))
+            for c in Q[lo:hi]:
+                pairs.append((a, c))
+                chains.append((P, Q))
+                v = here[c] = len(pairs)
+                if prev:
+                    clauses.append([-prev, v])
+                if above.get(c):
+                    clauses.append([-v, above[c]])
+                prev = v
+            above = here
+    return pairs, chains, row_start + [len(pairs)], clauses
+
+
+@pytest.mark.parametrize("model", STAR_MODELS)
+def test_the_merge_variables_and_clauses_are_those_written_out(model: str, star_only: None,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_merges`` (vectorised) against the pairs, rows and clauses written out one by
+    one, in the same order (the solver's search depends on it)."""
+    merges = direct_star._merges
+    seen: list[int] = []
+
+    def compared(ix, order, edges, all_operations):
+        m = merges(ix, order, edges, all_operations)
+        pairs, chains, row_start, clauses = _merges_written_out(ix, order, edges, all_operations)
+        assert m.pairs == pairs and m.chains == chains and m.clauses == clauses
+        assert m.row_start.tolist() == row_start and m.second == [c for _, c in pairs]
+        assert m.row_a == [pairs[i][0] for i in row_start[:-1]]
+        assert m.pair_array.tolist() == [list(p) for p in pairs]
+        seen.append(len(clauses))
+        return m
+
+    monkeypatch.setattr(direct_star, "_merges", compared)
+    for seed in range(8):
+        h, g = _alg2(seed, n_ops=40 if seed < 4 else 120)
+        assert check(h, model, g, engine="direct").verdict is Verdict.CONSISTENT
+    assert len(seen) == 8 and min(seen) > 0 and sum(seen) > 200
+
+
 def test_learning_decides_where_the_guess_fails(star_only: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """Algorithm 2 run (seed 7, 40 operations): the first orientation (the fair
     topological guess) is refuted, the search learns and finds a witness the spec
@@ -227,25 +286,38 @@ def test_a_conflict_leaves_out_its_pending_orientations_or_those_near_them() -> 
     ix = Index(h)
     p, q = ix.base[0], ix.base[1]
     pairs = [(p + 2, q + 2), (p + 3, q + 9), (p + 11, q + 0), (p + 11, q + 9)]  # variables 1 to 4
-    edge_of = {1: (p + 2, q + 2), -2: (q + 9, p + 3), 3: (p + 11, q + 0)}
+
+    def batch(edges: dict) -> direct_star._Batch:
+        return direct_star._Batch(edges)
+
+    def left(b: direct_star._Batch) -> list:
+        assert (b.flat() == np.array([e for e, keep in zip(b.edges, b.pending, strict=True) if keep],
+                                     np.int64).ravel()).all()
+        return [e for e, keep in zip(b.edges, b.pending, strict=True) if keep]
 
     def pending() -> dict:
         return {(p + 2, q + 2): ("choice", 1), (q + 9, p + 3): ("choice", -2), (p + 5, q + 4): ("choice", 5),
                 (q + 11, p + 8): ("choice", -6)}
 
-    got = pending()
-    direct_star._drop(ix, got, {1}, pairs, edge_of)
-    assert list(got) == [(q + 9, p + 3), (p + 5, q + 4), (q + 11, p + 8)]
-    got = pending()  # literal 3 is not pending: q + 2 is near q + 0, p + 8 near p + 11
-    direct_star._drop(ix, got, {3}, pairs, edge_of)
-    assert list(got) == [(q + 9, p + 3), (p + 5, q + 4)]
-    got = {(p + 5, q + 6): ("choice", 5)}  # nothing near: all of it
-    direct_star._drop(ix, got, {3}, pairs, edge_of)
-    assert got == {}
+    got = batch(pending())
+    direct_star._drop(ix, got, {1}, pairs)
+    assert left(got) == [(q + 9, p + 3), (p + 5, q + 4), (q + 11, p + 8)]
+    got = batch(pending())  # literal 3 is not pending: q + 2 is near q + 0, p + 8 near p + 11
+    direct_star._drop(ix, got, {3}, pairs)
+    assert left(got) == [(q + 9, p + 3), (p + 5, q + 4)]
+    got.leave_out({-2})  # left out, so no longer pending: what is near it goes (p + 5 near p + 3)
+    assert left(got) == [(p + 5, q + 4)]
+    direct_star._drop(ix, got, {-2}, pairs)
+    assert left(got) == []
+    got = batch({(p + 5, q + 6): ("choice", 5)})  # nothing near: all of it
+    direct_star._drop(ix, got, {3}, pairs)
+    assert left(got) == [] and not got.any()
     # nearness is along a process: q + 1 follows p + 11 closely among the uids only
-    got = {(p + 9, q + 0): ("choice", 5), (p + 5, q + 1): ("choice", 6)}
-    direct_star._drop(ix, got, {4}, pairs, edge_of)
-    assert list(got) == [(p + 5, q + 1)]
+    got = batch({(p + 9, q + 0): ("choice", 5), (p + 5, q + 1): ("choice", 6)})
+    direct_star._drop(ix, got, {4}, pairs)
+    assert left(got) == [(p + 5, q + 1)]
+    again = got.again()  # the same batch, every orientation pending again
+    assert left(again) == [(p + 9, q + 0), (p + 5, q + 1)] and left(got) == [(p + 5, q + 1)]
 
 
 def iriw() -> History:
@@ -445,13 +517,17 @@ def test_a_resumed_view_saturation_equals_the_saturation_from_scratch(
     saturate_view = direct_cc.saturate_view
     compared = []
 
-    def checked(ix, edges, proc, vs, budget, initial=None, from_read=False, trail=None, resume=False):
+    def checked(ix, edges, proc, vs, budget, initial=None, from_read=False, trail=None, resume=False,
+                reads=None):
         # the graph the saturation starts from: the pairs of its initial closure (the
         # edges given may hold more, for their reasons only)
         before = dict(edges) if initial is None else {
             (a, b): ("view", "scratch") for a, b in initial.pairs.reshape(-1, 2).tolist()}
+        if reads is not None:  # the reads a caller keeps are those of the view
+            want = direct_cc.Reads.of_view(ix, proc, vs)
+            assert (reads.uids == want.uids).all() and (reads.sources == want.sources).all()
         got = saturate_view(ix, edges, proc, vs, budget, initial=initial, from_read=from_read, trail=trail,
-                            resume=resume)
+                            resume=resume, reads=reads)
         if resume:
             scratch = saturate_view(ix, before, proc, vs, Budget(), from_read=from_read)
             assert isinstance(scratch, Conflict) == isinstance(got, Conflict)

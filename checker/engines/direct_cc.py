@@ -26,7 +26,7 @@ read-from map, cc is decided by one saturation per process: polynomial.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,9 +55,28 @@ class View:
     edges: Edges
 
 
+@dataclass(frozen=True)
+class Reads:
+    """The reads a sequence is saturated over and the sources they return in it
+    (``-1``: the initial value), as the arrays the compiled rules read."""
+
+    uids: np.ndarray
+    sources: np.ndarray
+
+    @staticmethod
+    def of(reads: Sequence[int], sources: Mapping[int, int | None]) -> Reads:
+        return Reads(np.array(reads, np.int64),
+                     np.array([-1 if sources[r] is None else sources[r] for r in reads], np.int64))
+
+    @staticmethod
+    def of_view(ix: Index, proc: int, vs: Mapping[int, int | None]) -> Reads:
+        """The reads of the view of process ``proc`` whose view source ``vs`` fixes."""
+        return Reads.of([r for r in ix.reads_of[proc] if r in vs], vs)
+
+
 def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | None], budget: Budget,
                   initial: DOrder | None = None, from_read: bool = False, trail: Trail | None = None,
-                  resume: bool = False) -> View | Conflict:
+                  resume: bool = False, reads: Reads | None = None) -> View | Conflict:
     """Saturate ``closure(po ∪ edges)`` with the forced orderings of the view of
     process ``proc``.  ``initial``, when given, is that closure already computed.
     ``from_read`` adds the (sound, not needed for completeness) rules: a write ``w'`` to
@@ -66,30 +85,33 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
     between the initial value and the read); the star search uses them to force more
     pairs.  ``trail`` records the batches of forced orderings (conflict analysis).
     ``resume``: ``edges`` is the caller's own dict, grown in place (the caller undoes
-    the growth on a conflict)."""
+    the growth on a conflict).  ``reads``: ``Reads.of_view(ix, proc, vs)``, when the
+    caller keeps it."""
     E: Edges = edges if resume else dict(edges)
     if initial is None:
         initial = _closed_or_conflict(ix, E, budget)
         if isinstance(initial, Conflict):
             return initial
-    got = saturate_reads(ix, E, initial, [r for r in ix.reads_of[proc] if r in vs], vs, f"S_{ix.procs[proc]}",
-                         budget, from_read=from_read, initial=from_read, trail=trail, graph=proc)
+    reads = Reads.of_view(ix, proc, vs) if reads is None else reads
+    got = saturate_reads(ix, E, initial, reads, vs, f"S_{ix.procs[proc]}", budget, from_read=from_read,
+                         initial=from_read, trail=trail, graph=proc)
     return got if isinstance(got, Conflict) else View(proc, got, E)
 
 
-def saturate_reads(ix: Index, E: Edges, order: DOrder, reads: list[int], sources: Mapping[int, int | None],
-                   name: str, budget: Budget, *, from_read: bool, initial: bool = False,
-                   trail: Trail | None = None, graph: int = 0) -> DOrder | Conflict:
+def saturate_reads(ix: Index, E: Edges, order: DOrder, reads: Sequence[int] | Reads,
+                   sources: Mapping[int, int | None], name: str, budget: Budget, *, from_read: bool,
+                   initial: bool = False, trail: Trail | None = None, graph: int = 0) -> DOrder | Conflict:
     """The saturation loop of one sequence ``name`` (a view ``S_i``, or sc's ``S``) on
     the closure ``order`` of ``E``, over ``reads`` returning the values of
-    ``sources``: each pass of the rules is compiled (:func:`.closure_kernel.view_rules`;
-    ``initial``: sc's rule for reads of the initial value), the orderings it derives are
-    added to ``E`` (in place) as one batch, recorded in ``trail`` under ``graph``, and
-    the order closed again, until a pass derives nothing."""
+    ``sources`` (or as :class:`Reads` already): each pass of the rules is compiled
+    (:func:`.closure_kernel.view_rules`; ``initial``: sc's rule for reads of the initial
+    value), the orderings it derives are added to ``E`` (in place) as one batch,
+    recorded in ``trail`` under ``graph``, and the order closed again, until a pass
+    derives nothing."""
     from .closure_kernel import FORCED, INITIAL, LEGALITY, VIEW, view_rules  # numba: loaded when first needed
 
-    rs = np.array(reads, np.int64)
-    src = np.array([-1 if sources[r] is None else sources[r] for r in reads], np.int64)
+    given = reads if isinstance(reads, Reads) else Reads.of(reads, sources)
+    rs, src = given.uids, given.sources
     while True:
         rows, m = view_rules(order.array, rs, src, ix.reg_array, ix.proc_array, ix.idx_array,
                              *ix.writer_arrays, from_read, initial)

@@ -38,9 +38,8 @@ solution.  No recursion and no copy per choice: memory stays that of one saturat
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections import ChainMap
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
@@ -49,7 +48,7 @@ import numpy as np
 from fisheye.spec.graph import ProximityGraph
 
 from ..result import Reason
-from .direct_cc import View, check_views, saturate_view, update_views
+from .direct_cc import Reads, View, check_views, saturate_view, update_views
 from .direct_learn import Analyser
 from .direct_order import (
     STAR,
@@ -186,6 +185,7 @@ class _Merges:
     row_a: list[int]  # each row's a
     second: list[int]  # var - 1 -> its c
     clauses: list[list[int]]
+    pair_array: np.ndarray  # the pairs as an array of shape (count, 2)
 
     @property
     def count(self) -> int:
@@ -193,40 +193,50 @@ class _Merges:
 
 
 def _merges(ix: Index, order: DOrder, edges: list[_Edge], all_operations: bool) -> _Merges:
-    pairs: list[tuple[int, int]] = []
-    chains: list[tuple[list[int], list[int]]] = []
-    row_start: list[int] = []
-    clauses: list[list[int]] = []
+    """The variables and merge clauses of every edge's open pairs, clauses in the order
+    of the variables: for each pair ``(a, c)``, "``a < c`` implies ``a < c'``" for the
+    previous ``c`` of its row, then "``a < c`` implies ``a' < c``" for the previous
+    member ``a'`` of ``a``'s chain, when that pair is open too.  The open ``c`` of a row
+    are a run of the other chain: those before it precede ``a``, those after follow it
+    (rows of the clocks grow along the process order): two bisections per member."""
+    arr = order.array
+    firsts, seconds, clause_parts, chains = [], [], [], []
+    row_starts: list[np.ndarray] = []
+    count = 0
     for e in edges:
-        lists = e.alls if all_operations else e.writes
-        P = [ix.base[e.p] + i for i in lists[e.p]]
-        Q = [ix.base[e.q] + i for i in lists[e.q]]
-        above: dict[int, int] = {}  # c -> var of (previous a, c)
-        clock = order.clock
-        for a in P:
-            here: dict[int, int] = {}
-            prev = 0
-            # the open c are a run of Q: those before it precede a, those after follow it
-            # (rows of the clocks grow along the process order)
-            lo = bisect_right(Q, ix.base[e.q] + clock[a][e.q])
-            hi = bisect_left(Q, ix.idx[a], lo=lo, key=lambda c: clock[c][e.p])
-            if lo < hi:
-                row_start.append(len(pairs))
-            for c in Q[lo:hi]:
-                pairs.append((a, c))
-                chains.append((P, Q))
-                v = len(pairs)
-                here[c] = v
-                if prev:
-                    clauses.append([-prev, v])  # a < c implies a < every later c'
-                up = above.get(c)
-                if up:
-                    clauses.append([-v, up])  # a < c implies every earlier a' < c
-                prev = v
-            above = here
-    row_a = [pairs[i][0] for i in row_start]
-    row_start.append(len(pairs))
-    return _Merges(pairs, chains, np.array(row_start, np.int64), row_a, [c for _, c in pairs], clauses)
+        kind = e.arrays[e.p, all_operations], e.arrays[e.q, all_operations]
+        P, Q = ix.base[e.p] + kind[0], ix.base[e.q] + kind[1]
+        lo = np.searchsorted(Q, ix.base[e.q] + arr[P, e.q], side="right")
+        hi = np.maximum(np.searchsorted(arr[Q, e.p], ix.idx_array[P], side="left"), lo)
+        size = hi - lo
+        total = int(size.sum())
+        if not total:
+            continue
+        start = np.cumsum(size) - size  # each row's first pair, from this edge's first
+        row = np.repeat(np.arange(len(P)), size)
+        j = lo[row] + np.arange(total) - start[row]  # each pair's c, as a position in Q
+        var = count + 1 + np.arange(total)
+        # the previous c of the row, and (a', c) for the previous member a' of the chain
+        has_prev = j > lo[row]
+        up_row = np.maximum(row - 1, 0)
+        has_up = (row > 0) & (j >= lo[up_row]) & (j < hi[up_row])
+        up = count + 1 + start[up_row] + j - lo[up_row]
+        two = np.stack((-(var - 1), var, -var, up), axis=1).reshape(-1, 2)
+        clause_parts.append(two[np.stack((has_prev, has_up), axis=1).ravel()])
+        firsts.append(P[row])
+        seconds.append(Q[j])
+        row_starts.append(count + start[size > 0])
+        lists = (P.tolist(), Q.tolist())
+        chains.extend([lists] * total)
+        count += total
+    if not count:
+        return _Merges([], [], np.zeros(1, np.int64), [], [], [], np.empty((0, 2), np.int64))
+    a, c = np.concatenate(firsts), np.concatenate(seconds)
+    row_start = np.concatenate([*row_starts, [count]])
+    pair_array = np.stack((a, c), axis=1)
+    second = c.tolist()
+    return _Merges(list(zip(a.tolist(), second, strict=True)), chains, row_start, a[row_start[:-1]].tolist(),
+                   second, np.concatenate(clause_parts).tolist(), pair_array)
 
 
 def _orientation(m: _Merges, model: list[int]) -> Edges:
@@ -362,7 +372,7 @@ class _Phase:
     def __init__(self, ix: Index, m: _Merges, root: DOrder, rank: np.ndarray):
         self.ix, self.m, self.root = ix, m, root
         self.rank = rank.copy()
-        self.pairs = np.array(m.pairs, np.int64).reshape(-1, 2)
+        self.pairs = m.pair_array
         self.var = np.arange(1, m.count + 1)
 
     def _ahead(self) -> np.ndarray:
@@ -428,28 +438,59 @@ NEAR = 3
 orientations when none of them is pending."""
 
 
-def _drop(ix: Index, pending: Edges, lits: set[int], pairs: Sequence[tuple[int, int]],
-          edge_of: Mapping[int, tuple[int, int]]) -> None:
-    """Remove from ``pending`` the chosen orientations ``lits`` of a conflict found on
-    adding it (``pairs``: the pair of each variable; ``edge_of``: the edge of each
-    chosen literal).  When none of them is pending, the explanation read them from the
-    star order's records, which hold every chosen orientation, those a view left out
-    earlier too (a view's premise paths may use them: the view respects the star
-    order), and the cycle in the view goes through pending orientations near them:
-    those with an end at most :data:`NEAR` operations from an end of ``lits`` in its
-    process are removed, or, if none is, every pending one.  (Which ones are left out
-    only decides what the rest of the check sees; the learned clauses are the
-    explanation's.)"""
-    gone = [e for e in map(edge_of.get, lits) if e is not None and e in pending]
-    if not gone:
-        near: set[int] = set()
-        for lit in lits:
-            for u in pairs[abs(lit) - 1]:
-                k = ix.proc_of[u]
-                near.update(x for x in range(max(u - NEAR, 0), min(u + NEAR + 1, ix.n)) if ix.proc_of[x] == k)
-        gone = [e for e in pending if e[0] in near or e[1] in near] or list(pending)
-    for e in gone:
-        del pending[e]
+class _Batch:
+    """A batch of chosen orientations (:func:`_chunks`) and which of them are still
+    pending: the pairs as an array once, a mask of the pending ones (a retry after a
+    conflict adds the pending pairs again: no pairs are listed anew)."""
+
+    def __init__(self, edges: Edges, pairs: np.ndarray | None = None):
+        self.edges = edges  # every orientation of the batch, with its reason
+        self.pairs = flat_pairs(edges.keys()).reshape(-1, 2) if pairs is None else pairs
+        self.row = {info[1]: i for i, info in enumerate(edges.values())}  # literal -> its row
+        self.pending = np.ones(len(edges), np.bool_)
+
+    def again(self) -> _Batch:
+        """The same batch, every orientation pending."""
+        return _Batch(self.edges, self.pairs)
+
+    def flat(self) -> np.ndarray:
+        """The pending pairs, flat."""
+        return self.pairs[self.pending].ravel()
+
+    def any(self) -> bool:
+        return bool(self.pending.any())
+
+    def leave_out(self, lits: Iterable[int]) -> None:
+        """No longer pending: the orientations of the literals ``lits`` in the batch."""
+        rows = [self.row[lit] for lit in lits if lit in self.row]
+        self.pending[rows] = False
+
+
+def _drop(ix: Index, batch: _Batch, lits: set[int], pairs: Sequence[tuple[int, int]]) -> None:
+    """Leave out of ``batch`` the chosen orientations ``lits`` of a conflict found on
+    adding it (``pairs``: the pair of each variable).  When none of them is pending,
+    the explanation read them from the star order's records, which hold every chosen
+    orientation, those a view left out earlier too (a view's premise paths may use
+    them: the view respects the star order), and the cycle in the view goes through
+    pending orientations near them: those with an end at most :data:`NEAR` operations
+    from an end of ``lits`` in its process are left out, or, if none is, every pending
+    one.  (Which ones are left out only decides what the rest of the check sees; the
+    learned clauses are the explanation's.)"""
+    rows = [batch.row[lit] for lit in lits if lit in batch.row]
+    gone = [i for i in rows if batch.pending[i]]
+    if gone:
+        batch.pending[gone] = False
+        return
+    near: set[int] = set()
+    for lit in lits:
+        for u in pairs[abs(lit) - 1]:
+            k = ix.proc_of[u]
+            near.update(x for x in range(max(u - NEAR, 0), min(u + NEAR + 1, ix.n)) if ix.proc_of[x] == k)
+    close = np.isin(batch.pairs, np.fromiter(near, np.int64, len(near))).any(axis=1) & batch.pending
+    if close.any():
+        batch.pending &= ~close
+    else:
+        batch.pending[:] = False
 
 
 class _Growing:
@@ -458,8 +499,9 @@ class _Growing:
     added so far.  Their reasons are read from the whole orientation ``chosen`` (an
     edge the view has of its own keeps its own reason), so they are not copied."""
 
-    def __init__(self, view: View, chosen: Edges):
+    def __init__(self, ix: Index, view: View, chosen: Edges, vs: Mapping[int, int | None]):
         self.process = view.process
+        self.reads = Reads.of_view(ix, view.process, vs)
         self.edges = dict(view.edges)
         self.order = view.order
         self.reasons = ChainMap(self.edges, chosen)
@@ -479,7 +521,7 @@ class _Growing:
             if base is None:
                 return conflict_of(ix, self.reasons, self.order, new)
         got = saturate_view(ix, self.reasons, self.process, vs, budget,  # type: ignore[arg-type]
-                            initial=base, from_read=True, trail=trail, resume=True)
+                            initial=base, from_read=True, trail=trail, resume=True, reads=self.reads)
         if not isinstance(got, Conflict):
             self.order = got.order
             return None
@@ -507,50 +549,48 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     trail = Trail()
     out: list[set[int]] = []
     first: Conflict | None = None
-    accepted: list[Edges] = []
-    chunk_flat: list[np.ndarray] = []  # the pairs of each accepted batch, flat
+    accepted: list[_Batch] = []  # per batch, the orientations the star order took
     star, star_edges = order, dict(E)
-    edge_of = {info[1]: e for e, info in chosen.items()}  # one edge per literal (one per row end)
     for chunk in _chunks(chosen, rank, ix.n):
-        pending = dict(chunk)
-        trail.add(STAR, pending)  # a retry holds part of the batch, recorded already
-        while pending:
+        batch = _Batch(chunk)
+        trail.add(STAR, chunk)  # a retry holds part of the batch, recorded already
+        while batch.any():
             budget.tick()
-            flat = flat_pairs(pending.keys())
+            flat = batch.flat()
             got = extend_order(ix, star, flat)
             if got is not None:
                 star = got
-                star_edges.update(pending)
-                accepted.append(pending)
-                chunk_flat.append(flat)
+                took = {e: info for (e, info), keep in zip(chunk.items(), batch.pending.tolist(), strict=True)
+                        if keep}
+                star_edges.update(took)
+                accepted.append(_Batch(took, flat.reshape(-1, 2)))
                 break
-            c = conflict_of(ix, ChainMap(pending, star_edges), star, flat)
+            c = conflict_of(ix, ChainMap(chunk, star_edges), star, flat)
             first = first or Conflict(c.reasons)
             out.extend(analyser.literals(c, trail, STAR))
-            _drop(ix, pending, analyser.met, analyser.pairs, edge_of)
+            _drop(ix, batch, analyser.met, analyser.pairs)
     good: list[View] = []
     dropped: set[int] = set()  # left out of the later views too: their conflicts are known
     # closure(E ∪ the orientation less the dropped literals ``based_on``): every view's
     # order with the whole orientation extends it by the view's own root edges
     common: DOrder | None = star
     based_on: set[int] = set()
-    chunk_lits = [{info[1] for info in chunk.values()} for chunk in accepted]
     # the accepted orientation less the dropped literals: the rows of its pairs kept
-    whole = np.concatenate(chunk_flat).reshape(-1, 2) if chunk_flat else np.empty((0, 2), np.int64)
-    row_of = {info[1]: i for i, info in enumerate(info for chunk in accepted for info in chunk.values())}
+    whole = np.concatenate([b.pairs for b in accepted]) if accepted else np.empty((0, 2), np.int64)
+    row_of = {info[1]: i for i, info in enumerate(info for b in accepted for info in b.edges.values())}
     keep = np.ones(len(whole), np.bool_)
     kept_flat = whole.ravel()
     for v in views:
-        grow = _Growing(v, chosen)
+        grow = _Growing(ix, v, chosen, vs)
 
-        def learn(c: Conflict, pending: Edges | None, process: int = v.process) -> None:
+        def learn(c: Conflict, batch: _Batch | None, process: int = v.process) -> None:
             nonlocal first
             lits = analyser.literals(c, trail, process)
             first = first or Conflict(c.reasons)
             out.extend(lits)
             dropped.update(analyser.met)
-            if pending is not None:
-                _drop(ix, pending, analyser.met, analyser.pairs, edge_of)
+            if batch is not None:
+                _drop(ix, batch, analyser.met, analyser.pairs)
 
         # the whole orientation at once first: one closure when the view has no conflict,
         # and that closure extends the star order's (the view's own root edges are few)
@@ -566,15 +606,11 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
         c = grow.attempt(ix, kept_flat, vs, budget, trail, base)
         if c is not None:
             learn(c, None)
-            for chunk, lits, flat in zip(accepted, chunk_lits, chunk_flat, strict=True):
-                pending = dict(chunk)
-                gone = dropped & lits
-                for lit in gone:
-                    del pending[edge_of[lit]]
-                pairs = flat_pairs(pending.keys()) if gone else flat
-                while pending and (c := grow.attempt(ix, pairs, vs, budget, trail)) is not None:
-                    learn(c, pending)
-                    pairs = flat_pairs(pending.keys())
+            for took in accepted:
+                batch = took.again()
+                batch.leave_out(dropped)
+                while batch.any() and (c := grow.attempt(ix, batch.flat(), vs, budget, trail)) is not None:
+                    learn(c, batch)
         good.append(View(v.process, grow.order, grow.edges))
     if out:
         out.extend(_implied(ix, star, good, edges, all_operations, analyser, trail))
