@@ -99,7 +99,7 @@ def test_admit_keeps_new_fingerprints_once_with_their_least_path() -> None:
     fps = np.array([9, 7, 3, 7, 3, 7], dtype=np.uint64)
     paths = np.array([(0, 5), (2, 1), (4, 0), (1, 0), (3, 9), (1, 1)], dtype=bfs.PATH_DTYPE)
     chosen = admit(visited, fps, paths)
-    assert visited.old.tolist() == [3, 5, 7, 9]                    # sorted, merged
+    assert visited.keys().tolist() == [3, 5, 7, 9]                    # sorted, merged
     assert [int(fps[i]) for i in chosen] == [3, 7]                  # fingerprint order, 9 seen
     assert [tuple(paths[i]) for i in chosen] == [(3, 9), (1, 0)]    # the least path
     assert not len(admit(visited, fps, paths)) and len(visited) == 4   # nothing new the second time

@@ -23,7 +23,7 @@ def test_the_merge_is_the_sorted_union_whatever_the_piece(monkeypatch, tmp_path,
         for part in np.array_split(keys, int(rng.integers(1, 5))):
             visited.merge(part)
             expected = np.union1d(expected, part)
-            assert visited.old.dtype == np.uint64 and np.array_equal(visited.old, expected)
+            assert visited.keys().dtype == np.uint64 and np.array_equal(visited.keys(), expected)
             assert visited.known(expected).all()
 
 
@@ -42,7 +42,7 @@ def test_merging_a_level_holds_no_second_copy_of_the_visited_set(monkeypatch, tm
         peak = tracemalloc.get_traced_memory()[1] - held
     finally:
         tracemalloc.stop()
-    assert len(visited) == 1_050_000 and bool(np.all(visited.old[1:] > visited.old[:-1]))
+    assert len(visited) == 1_050_000 and bool(np.all(visited.keys()[1:] > visited.keys()[:-1]))
     # beyond what was held (the old set, 8 MB): the level's sorted keys and a piece, then
     # the merged set (8.4 MB) once the old one is freed; an in-memory merge adds 8.4 MB
     assert peak < 8 * 1_000_000 // 4, peak

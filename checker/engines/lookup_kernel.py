@@ -1,56 +1,166 @@
-"""Membership of 64-bit keys in a large sorted array, through a bucket directory: the
-visited set of a long exploration (:class:`fisheye.checker.explore.store.FingerprintSet`).
+"""A large sorted set of 64-bit keys in 6 bytes a key, with fast lookups: the visited set
+of a long exploration (:class:`fisheye.checker.explore.store.FingerprintSet`).
 
-A binary search over hundreds of millions of fingerprints reads about 28 entries spread
-over gigabytes, most of them a cache and TLB miss.  Fingerprints are uniform 64-bit
-hashes, so their top ``bits`` bits split the sorted array into ``2**bits`` buckets of
-nearly equal size; the *directory* holds where each bucket starts (``directory[b]``,
-``directory[2**bits]`` = the array's size).  A lookup reads the key's two directory
-entries, then binary-searches its bucket alone (a few hundred entries, one or two memory
-pages).  :func:`fisheye.checker.explore.store.members` (``numpy.searchsorted``) is the
-reference; the tests compare both."""
+Fingerprints are uniform 64-bit hashes, so their top ``bits`` bits split the sorted array
+into ``2**bits`` buckets of nearly equal size.  :class:`SplitKeys` keeps
+
+* the *directory*: where each bucket starts (``starts[b]``; ``starts[2**bits]`` = the
+  number of keys), with ``bits`` = :func:`directory_bits` (at least 16, buckets of at
+  most :data:`BUCKET` keys on average);
+* each key's low 48 bits, in key order: bits 16-47 in ``mid`` (``uint32``), bits 0-15 in
+  ``low`` (``uint16``).
+
+A key's top 16 bits are those of its bucket, so the directory holds them once for all and
+every key is recovered exactly (:func:`join_keys`): 6 bytes a key, plus the directory's
+8 bytes per bucket (1/64 to 1/32 byte a key from 17 M keys on; 512 KiB at least).  A lookup
+(:func:`search_split`) reads the key's two directory entries, then binary-searches its
+bucket alone (a few hundred entries, a memory page or two of each array), where a binary
+search of a plain array of hundreds of millions of keys reads about 28 entries spread over
+gigabytes, most of them a cache and TLB miss.  The reference is a plain sorted
+``uint64`` array and ``numpy.searchsorted``
+(:func:`fisheye.checker.explore.store.members`): the tests compare both, on the kernels
+compiled and in Python."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from .compiled_kernel import _kernel
 
 BUCKET = 512
-"""Keys per bucket, on average (a bucket is then one 4 KiB page of the array)."""
+"""Keys per bucket: 256 to 512 on average, once the directory has more than 16 bits (a
+bucket is then at most 2 KiB of ``mid`` and 1 KiB of ``low``)."""
+MIN_BITS = 16
+"""The directory's fewest bits: the top 16 bits of a key are not stored with it."""
+LOW_BITS = 48
+_MASK = np.uint64((1 << LOW_BITS) - 1)
+_SIXTEEN = np.uint64(16)
 
 
 def directory_bits(size: int) -> int:
-    """The bits of the directory of a sorted array of ``size`` keys (buckets of about
-    :data:`BUCKET` keys; at least 1)."""
-    return max(1, (size // BUCKET).bit_length())
+    """The bits of the directory of ``size`` keys (buckets of about :data:`BUCKET` keys;
+    at least :data:`MIN_BITS`)."""
+    return max(MIN_BITS, (size // BUCKET).bit_length())
 
 
-def directory(table: np.ndarray, bits: int) -> np.ndarray:
-    """Where each bucket of the sorted ``table`` starts (``int64[2**bits + 1]``): bucket
-    ``b`` holds the keys whose top ``bits`` bits are ``b``."""
-    shift = np.uint64(64 - bits)
-    starts = np.arange(1 << bits, dtype=np.uint64) << shift
-    out = np.empty((1 << bits) + 1, dtype=np.int64)
-    out[:-1] = np.searchsorted(table, starts)
-    out[-1] = table.size
-    return out
+@dataclass(frozen=True)
+class SplitKeys:
+    """A sorted set of distinct 64-bit keys as a bucket directory and their low 48 bits
+    (see the module doc).  Built from sorted pieces by :class:`SplitBuilder`."""
+
+    starts: np.ndarray      # int64[2**bits + 1]
+    mid: np.ndarray         # uint32[n]: bits 16-47 of each key
+    low: np.ndarray         # uint16[n]: bits 0-15
+    bits: int
+
+    def __len__(self) -> int:
+        return int(self.mid.size)
+
+    @property
+    def shift(self) -> np.uint64:
+        return np.uint64(64 - self.bits)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.starts.nbytes + self.mid.nbytes + self.low.nbytes)
+
+    def keys(self, first: int = 0, last: int | None = None) -> np.ndarray:
+        """The keys at positions ``first`` to ``last`` (excluded), as ``uint64``."""
+        last = len(self) if last is None else last
+        out = np.empty(max(0, last - first), dtype=np.uint64)
+        if out.size:
+            join_keys(self.starts, self.shift, self.mid, self.low, np.int64(first), out)
+        return out
+
+    def search(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each of ``keys`` (``uint64``, best in increasing order): where it is or
+        would be inserted (``numpy.searchsorted``'s left position), and whether it is
+        there."""
+        keys = np.ascontiguousarray(keys, dtype=np.uint64)
+        pos = np.empty(keys.size, dtype=np.int64)
+        hit = np.empty(keys.size, dtype=bool)
+        if keys.size:
+            search_split(self.starts, self.shift, self.mid, self.low, keys, pos, hit)
+        return pos, hit
 
 
-@_kernel("void(uint64[:], int64[:], uint64, uint64[:], boolean[:])")
-def members_in_buckets(table: np.ndarray, starts: np.ndarray, shift: np.uint64, keys: np.ndarray,
-                       out: np.ndarray) -> None:
-    """``out[i]``: ``keys[i]`` is in ``table`` (sorted, distinct), ``starts`` its
-    :func:`directory` for ``64 - shift`` bits."""
+class SplitBuilder:
+    """:class:`SplitKeys` of ``size`` keys, given as sorted pieces in increasing order
+    (a piece at a time: what it holds besides the result is one piece)."""
+
+    def __init__(self, size: int) -> None:
+        self.bits = directory_bits(size)
+        self.mid = np.empty(size, dtype=np.uint32)
+        self.low = np.empty(size, dtype=np.uint16)
+        self.counts = np.zeros(1 << self.bits, dtype=np.int64)
+        self.filled = 0
+
+    def add(self, piece: np.ndarray) -> None:
+        end = self.filled + piece.size
+        self.mid[self.filled:end] = piece >> _SIXTEEN        # (bits 48-63 cut off)
+        self.low[self.filled:end] = piece                    # (bits 16-63 cut off)
+        self.counts += np.bincount((piece >> np.uint64(64 - self.bits)).astype(np.intp),
+                                   minlength=self.counts.size)
+        self.filled = end
+
+    def build(self) -> SplitKeys:
+        if self.filled != self.mid.size:
+            raise ValueError(f"{self.filled} keys given for {self.mid.size}")
+        starts = np.zeros(self.counts.size + 1, dtype=np.int64)
+        np.cumsum(self.counts, out=starts[1:])
+        return SplitKeys(starts, self.mid, self.low, self.bits)
+
+
+def split_keys(table: np.ndarray) -> SplitKeys:
+    """The :class:`SplitKeys` of the sorted, distinct ``uint64`` array ``table``."""
+    builder = SplitBuilder(table.size)
+    builder.add(table)
+    return builder.build()
+
+
+@_kernel("void(int64[:], uint64, uint32[:], uint16[:], int64, uint64[:])")
+def join_keys(starts: np.ndarray, shift: np.uint64, mid: np.ndarray, low: np.ndarray, first: np.int64,
+              out: np.ndarray) -> None:
+    """``out[i]``: the key at position ``first + i`` of the split keys (``starts``:
+    their directory for ``64 - shift`` bits)."""
+    n = out.shape[0]
+    if n == 0:
+        return
+    lo = 0
+    hi = starts.shape[0] - 2              # the last bucket
+    while lo < hi:                        # the last bucket starting at or before ``first``
+        m = (lo + hi + 1) >> 1
+        if starts[m] <= first:
+            lo = m
+        else:
+            hi = m - 1
+    b = lo
+    for i in range(n):
+        p = first + i
+        while starts[b + 1] <= p:
+            b += 1
+        out[i] = (np.uint64(b) << shift) | (np.uint64(mid[p]) << _SIXTEEN) | np.uint64(low[p])
+
+
+@_kernel("void(int64[:], uint64, uint32[:], uint16[:], uint64[:], int64[:], boolean[:])")
+def search_split(starts: np.ndarray, shift: np.uint64, mid: np.ndarray, low: np.ndarray, keys: np.ndarray,
+                 pos: np.ndarray, hit: np.ndarray) -> None:
+    """``pos[i]``: where ``keys[i]`` is or would be inserted among the split keys (their
+    directory ``starts`` for ``64 - shift`` bits); ``hit[i]``: it is there."""
     for i in range(keys.shape[0]):
         k = keys[i]
         b = k >> shift
         lo = starts[b]
-        hi = starts[b + 1]
+        end = starts[b + 1]
+        hi = end
+        t = k & _MASK
         while lo < hi:
-            mid = (lo + hi) >> 1
-            if table[mid] < k:
-                lo = mid + 1
+            m = (lo + hi) >> 1
+            if ((np.uint64(mid[m]) << _SIXTEEN) | np.uint64(low[m])) < t:
+                lo = m + 1
             else:
-                hi = mid
-        out[i] = lo < starts[b + 1] and table[lo] == k
+                hi = m
+        pos[i] = lo
+        hit[i] = lo < end and ((np.uint64(mid[lo]) << _SIXTEEN) | np.uint64(low[lo])) == t

@@ -2,13 +2,14 @@
 frontier, each with a memory-lean form for long runs.
 
 * :class:`FingerprintSet` -- the visited set as 64-bit fingerprints
-  (:func:`fisheye.checker.explore.codec.fingerprint` of the encoded state) in one sorted
-  ``numpy.uint64`` array: 8 bytes per visited state (and, from :data:`DIRECTORY_FROM`
-  states, a directory of its buckets for the lookups: about 1/64 byte per state).  A
-  level is merged in through a file (piece by piece, at most ``MERGE_PIECE`` old and new
-  keys at a time, then read back once the old array is freed), so that the merge holds a
-  piece besides the two sets, not a second copy of the visited set; a small set is
-  merged in memory.
+  (:func:`fisheye.checker.explore.codec.fingerprint` of the encoded state), sorted: a
+  ``numpy.uint64`` array while small (8 bytes a state), then, from :data:`SPLIT_FROM`
+  states, split (:mod:`fisheye.checker.engines.lookup_kernel`): a bucket directory that
+  holds the top bits of every key once, and 6 bytes a state for the rest (at most 6.03
+  bytes a state from 17 M states on).  A level is merged in through a file (piece by piece,
+  at most ``MERGE_PIECE`` old and new keys at a time, then read back a piece at a time
+  once the old set is freed), so that the merge holds a piece besides the two sets, not
+  a second copy of the visited set; a small set is merged in memory.
   Two distinct states with one fingerprint would make the search skip the second: the
   report gives the birthday bound on that probability.  :class:`ExactSet` keeps the
   encoded states themselves instead (no collision possible; for small runs).
@@ -31,86 +32,101 @@ from typing import Any
 
 import numpy as np
 
+from ..engines.lookup_kernel import SplitBuilder, SplitKeys, split_keys
 from .codec import fingerprint
 
 NO_PARENT = 0xFFFF
 MERGE_PIECE = 1 << 22
 """Old keys of the visited set merged at a time with a level's (32 MiB); a visited set of
 at most this many keys is merged in memory."""
-DIRECTORY_FROM = 1 << 22
-"""Visited keys from which a lookup goes through a bucket directory
-(:mod:`fisheye.checker.engines.lookup_kernel`) instead of a binary search of the whole
-array: beyond the processor's caches (32 MiB), where it is 3-4x faster (a directory of
-about 1/64 byte per key)."""
+SPLIT_FROM = 1 << 22
+"""Visited keys from which the set is held split
+(:class:`~fisheye.checker.engines.lookup_kernel.SplitKeys`): 6 bytes a key and a bucket
+directory instead of 8 bytes, and a lookup searches its bucket alone instead of the whole
+array: beyond the processor's caches (32 MiB), where it is 3-4x faster."""
 
 
-def members(table: np.ndarray, keys: np.ndarray, *, ordered: bool = False,
-            buckets: tuple[np.ndarray, np.uint64] | None = None) -> np.ndarray:
+def members(table: np.ndarray, keys: np.ndarray, *, ordered: bool = False) -> np.ndarray:
     """Which of ``keys`` are in the sorted array ``table``: one binary search
     per key, the keys taken in increasing order (``ordered``: they already are).  In
     order, consecutive searches share most of their path, which stays in the cache: on a
     visited set of 7*10^7 fingerprints (560 MB), 16,000 keys are looked up 2.9x faster
-    with the sort included, 10^6 keys 11x (machine B).  ``buckets``: ``table``'s bucket
-    directory and shift (:mod:`fisheye.checker.engines.lookup_kernel`), each search then
-    confined to its key's bucket."""
+    with the sort included, 10^6 keys 11x (machine B)."""
     if not table.size or not keys.size:
         return np.zeros(keys.size, dtype=bool)
     if ordered or keys.size < 2:
-        if buckets is not None:
-            from fisheye.checker.engines.lookup_kernel import members_in_buckets
-
-            hit = np.empty(keys.size, dtype=bool)
-            members_in_buckets(table, buckets[0], buckets[1], np.ascontiguousarray(keys), hit)
-            return hit
         pos = np.searchsorted(table, keys)
         np.minimum(pos, table.size - 1, out=pos)
         return table[pos] == keys
     order = np.argsort(keys)
     out = np.empty(keys.size, dtype=bool)
-    out[order] = members(table, keys[order], ordered=True, buckets=buckets)
+    out[order] = members(table, keys[order], ordered=True)
     return out
 
 
 class FingerprintSet:
-    """Visited states as a sorted array of 64-bit fingerprints (see module doc)."""
+    """Visited states as their sorted 64-bit fingerprints (see module doc): a ``uint64``
+    array below :data:`SPLIT_FROM` keys, :class:`~fisheye.checker.engines.lookup_kernel.SplitKeys`
+    from there on."""
 
     exact = False
 
     def __init__(self, directory: str | None = None) -> None:
         """``directory``: where a large merge writes its file (default: the system's
         temporary directory)."""
-        self.old = np.zeros(0, dtype=np.uint64)
+        self.small = np.zeros(0, dtype=np.uint64)
+        self.split: SplitKeys | None = None
         self.dir = directory
-        self._buckets: tuple[np.ndarray, np.uint64] | None = None   # of self.old, built when needed
 
     key = staticmethod(fingerprint)
 
+    @classmethod
+    def of(cls, keys: np.ndarray, directory: str | None = None) -> FingerprintSet:
+        """The set of the sorted, distinct ``keys``."""
+        out = cls(directory)
+        out._assign(keys)
+        return out
+
     def __len__(self) -> int:
-        return int(self.old.size)
+        return int(self.small.size) if self.split is None else len(self.split)
+
+    def keys(self) -> np.ndarray:
+        """Every key, sorted (a new array when the set is split)."""
+        return self.small if self.split is None else self.split.keys()
 
     def known(self, keys: Sequence[int] | np.ndarray) -> Any:
         """Which of ``keys`` were merged in at an earlier level (one vectorised lookup):
         a list of booleans, or a boolean array for an array of keys."""
-        old = self.old
         arr = isinstance(keys, np.ndarray)
-        if not old.size or not len(keys):
+        if not len(self) or not len(keys):
             return np.zeros(len(keys), dtype=bool) if arr else [False] * len(keys)
         a = keys if arr else np.array(keys, dtype=np.uint64)
-        hit = members(old, a) if old.size < DIRECTORY_FROM else self._members_by_bucket(a)
+        if self.split is None:
+            hit = members(self.small, a)
+        else:
+            order = np.argsort(a)
+            hit = np.empty(a.size, dtype=bool)
+            hit[order] = self.split.search(a[order])[1]
         return hit if arr else hit.tolist()
 
-    def _members_by_bucket(self, keys: np.ndarray) -> np.ndarray:
-        """:func:`members` through the bucket directory of the visited keys (built at the
-        first lookup after a merge)."""
-        from fisheye.checker.engines.lookup_kernel import directory, directory_bits
+    def _assign(self, table: np.ndarray) -> None:
+        """Hold the sorted, distinct keys ``table``, split from :data:`SPLIT_FROM` on."""
+        if table.size >= SPLIT_FROM:
+            self.small, self.split = np.zeros(0, dtype=np.uint64), None
+            self.split = split_keys(table)
+        else:
+            self.small, self.split = table, None
 
-        if self._buckets is None:
-            bits = directory_bits(self.old.size)
-            self._buckets = (directory(self.old, bits), np.uint64(64 - bits))
-        return members(self.old, keys, buckets=self._buckets)
+    def _at(self, first: int, last: int) -> np.ndarray:
+        """The keys at positions ``first`` to ``last`` (excluded; at most the last key)."""
+        last = min(last, len(self))
+        return self.small[first:last] if self.split is None else self.split.keys(first, last)
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_buckets": None}   # (rebuilt where it is needed)
+    def _position(self, key: np.uint64) -> int:
+        """Where ``key`` would be inserted among the keys (``searchsorted``'s left)."""
+        if self.split is None:
+            return int(np.searchsorted(self.small, key))
+        return int(self.split.search(np.array([key], dtype=np.uint64))[0][0])
 
     def merge(self, keys: Iterable[int] | np.ndarray) -> None:
         new = np.array(keys, dtype=np.uint64) if isinstance(keys, np.ndarray) else \
@@ -118,40 +134,70 @@ class FingerprintSet:
         if not new.size:
             return
         new.sort()
-        self._buckets = None
-        if self.old.size <= MERGE_PIECE:
-            self.old = np.insert(self.old, np.searchsorted(self.old, new), new)
+        size = len(self)
+        if size <= MERGE_PIECE:
+            old = self.keys()
+            self._assign(np.insert(old, np.searchsorted(old, new), new))
             return
-        old, self.old = self.old, np.zeros(0, dtype=np.uint64)
-        total = old.size + new.size
+        total = size + new.size
         with tempfile.TemporaryFile(dir=self.dir, prefix="fisheye-visited-") as f:
             old_start = new_start = 0
-            while old_start < old.size or new_start < new.size:     # at most a piece of each
-                old_end = min(old.size, old_start + MERGE_PIECE)
-                new_end = new.size if old_end == old.size else int(np.searchsorted(new, old[old_end]))
+            while old_start < size or new_start < new.size:     # at most a piece of each
+                old_end = min(size, old_start + MERGE_PIECE)
+                new_end = new.size if old_end == size else \
+                    int(np.searchsorted(new, self._at(old_end, old_end + 1)[0]))
                 if new_end - new_start > MERGE_PIECE:
                     new_end = new_start + MERGE_PIECE
-                    old_end = int(np.searchsorted(old, new[new_end]))
-                piece, add = old[old_start:old_end], new[new_start:new_end]
+                    old_end = self._position(new[new_end])
+                piece, add = self._at(old_start, old_end), new[new_start:new_end]
                 np.insert(piece, np.searchsorted(piece, add), add).tofile(f)
                 old_start, new_start = old_end, new_end
-            del old, new, piece, add        # freed before the merged set is read back
+            del new, piece, add         # freed, and the old set, before the merged set is read back
+            self.small, self.split = np.zeros(0, dtype=np.uint64), None
             f.seek(0)
-            self.old = np.fromfile(f, dtype=np.uint64, count=total)
+            self._read(f, total)
+
+    def _read(self, f: Any, total: int) -> None:
+        """Hold the ``total`` sorted keys read from ``f`` (raw ``uint64``), a piece at a
+        time."""
+        if total < SPLIT_FROM:
+            self._assign(np.fromfile(f, dtype=np.uint64, count=total))
+            return
+        builder = SplitBuilder(total)
+        while builder.filled < total:
+            builder.add(np.fromfile(f, dtype=np.uint64, count=min(MERGE_PIECE, total - builder.filled)))
+        self.split = builder.build()
 
     @property
     def nbytes(self) -> int:
-        """The visited keys' bytes, and the bucket directory's when it is built."""
-        return int(self.old.nbytes) + (0 if self._buckets is None else int(self._buckets[0].nbytes))
+        """The bytes that hold the visited keys (the directory's included)."""
+        return int(self.small.nbytes) if self.split is None else self.split.nbytes
 
     def save(self, path: str) -> None:
-        with open(path, "wb") as f:
-            np.save(f, self.old)
+        """The keys in a ``.npy`` file of sorted ``uint64`` (written a piece at a time)."""
+        if self.split is None:
+            with open(path, "wb") as f:
+                np.save(f, self.small)
+            return
+        out = np.lib.format.open_memmap(path, mode="w+", dtype=np.uint64, shape=(len(self),))
+        for first in range(0, len(self), MERGE_PIECE):
+            out[first:first + MERGE_PIECE] = self._at(first, first + MERGE_PIECE)
+        out.flush()
+        del out
 
     def load(self, path: str) -> None:
+        """The keys :meth:`save` wrote (read a piece at a time)."""
         with open(path, "rb") as f:
-            self.old = np.load(f)
-        self._buckets = None
+            version = np.lib.format.read_magic(f)
+            header = {(1, 0): np.lib.format.read_array_header_1_0,
+                      (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+            if header is None:
+                raise ValueError(f"{path}: not a visited set (.npy version {version})")
+            shape, _, dtype = header(f)
+            if dtype != np.dtype(np.uint64) or len(shape) != 1:
+                raise ValueError(f"{path}: not a visited set (an array of {dtype}, shape {shape})")
+            self.small, self.split = np.zeros(0, dtype=np.uint64), None
+            self._read(f, shape[0])
 
 
 class SortedRuns:

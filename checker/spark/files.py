@@ -78,7 +78,7 @@ def _write(path: str, fill: Callable[[BinaryIO], None]) -> None:
 def write_shard(path: str, visited: FingerprintSet, groups: dict) -> None:
     def fill(f: BinaryIO) -> None:
         pickle.dump(groups, f, _PROTO)
-        np.save(f, visited.old)
+        np.save(f, visited.keys())
     _write(path, fill)
 
 
@@ -88,10 +88,9 @@ def read_groups(path: str) -> dict:
 
 
 def read_shard(path: str) -> tuple:
-    visited = FingerprintSet()
     with open(path, "rb") as f:
         groups = pickle.load(f)
-        visited.old = np.load(f)
+        visited = FingerprintSet.of(np.load(f))
     return (SHARD, visited, groups)
 
 
