@@ -90,7 +90,7 @@ def storage(n: int) -> None:
     out = subprocess.run([sys.executable, "-c", STORAGE, str(n)], capture_output=True, text=True, check=True)
     r = json.loads(out.stdout)
     print(f"fingerprint set: {r['states']:,} states, {r['bytes'] / r['states']:.1f} bytes/state "
-          f"({r['bytes'] / 2**30:.2f} GiB), peak RSS {r['rss_mib']:,.0f} MiB (merges double it briefly), "
+          f"({r['bytes'] / 2**30:.2f} GiB), peak RSS {r['rss_mib']:,.0f} MiB, "
           f"40 level merges {r['merge_cpu']:.1f} CPU s, lookup {r['lookup_us']:.2f} us/state (batched)")
 
 

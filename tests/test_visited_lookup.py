@@ -65,11 +65,10 @@ def test_split_keys_give_back_every_key_and_answer_as_the_binary_search(compiled
         assert np.array_equal(hit, np.isin(keys, table)), table.size
 
 
-def test_a_large_visited_set_answers_as_a_python_set(monkeypatch, tmp_path):
+def test_a_large_visited_set_answers_as_a_python_set(monkeypatch):
     monkeypatch.setattr(store, "SPLIT_FROM", 64)          # split from 64 keys on
-    monkeypatch.setattr(store, "MERGE_PIECE", 500)
     rng = np.random.default_rng(11)
-    visited, expected = store.FingerprintSet(str(tmp_path)), set()
+    visited, expected = store.FingerprintSet(), set()
     for _ in range(12):
         level = rng.integers(0, 1 << 12, size=int(rng.integers(50, 400)), dtype=np.uint64) << np.uint64(52)
         level |= rng.integers(0, 4, size=level.size, dtype=np.uint64)
@@ -81,7 +80,7 @@ def test_a_large_visited_set_answers_as_a_python_set(monkeypatch, tmp_path):
         expected |= {int(k) for k in fresh}
         assert visited.keys().tolist() == sorted(expected)
         assert isinstance(visited.split, SplitKeys)
-    assert len(visited) == len(expected) > 1000          # merged through the file
+    assert len(visited) == len(expected) > 1000
 
 
 def test_a_search_through_the_split_set_gives_the_same_report(monkeypatch):
@@ -131,7 +130,7 @@ def test_a_split_set_holds_six_bytes_a_key_and_its_directory():
 @pytest.mark.parametrize("split_from", [1 << 22, 10])
 def test_a_saved_visited_set_is_a_plain_sorted_array_and_loads_back(monkeypatch, tmp_path, split_from):
     monkeypatch.setattr(store, "SPLIT_FROM", split_from)
-    monkeypatch.setattr(store, "MERGE_PIECE", 7)
+    monkeypatch.setattr(store, "SAVE_PIECE", 7)
     keys = np.unique(np.random.default_rng(2).integers(0, TOP, size=100, dtype=np.uint64))
     visited = store.FingerprintSet.of(keys)
     path = str(tmp_path / "visited.bin")

@@ -1,6 +1,6 @@
-"""A level merged into the visited set of the local search holds a piece besides the two
-sets, never a second copy of the visited set (the merge goes through a file, piece by
-piece), and gives the sorted union the in-memory merge gives."""
+"""A level merged into the visited set of the local search holds the level's keys besides
+the set, never a second copy of the visited set (a split set is merged in place, from the
+back), and gives the sorted union, on the compiled kernel and on its Python form."""
 
 from __future__ import annotations
 
@@ -9,31 +9,42 @@ import tracemalloc
 import numpy as np
 import pytest
 
+from fisheye.checker.engines.compiled_kernel import Kernel
+from fisheye.checker.engines.lookup_kernel import split_keys
 from fisheye.checker.explore import store
 
 
-@pytest.mark.parametrize("piece", [1, 3, 17, 1 << 22])
-def test_the_merge_is_the_sorted_union_whatever_the_piece(monkeypatch, tmp_path, piece):
-    monkeypatch.setattr(store, "MERGE_PIECE", piece)
-    rng = np.random.default_rng(piece)
-    for _ in range(60):
-        keys = np.unique(rng.integers(0, 500, size=int(rng.integers(0, 200)), dtype=np.uint64))
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("split_from", [1, 3, 17, 1 << 22])
+def test_the_merge_is_the_sorted_union_whatever_the_form(monkeypatch, split_from, compiled):
+    monkeypatch.setattr(store, "SPLIT_FROM", split_from)
+    monkeypatch.setattr(Kernel, "compiled_now", compiled)
+    rng = np.random.default_rng(split_from)
+    top = np.iinfo(np.uint64).max
+    for _ in range(60 if compiled else 12):
+        keys = np.unique(np.concatenate([
+            rng.integers(0, 500, size=int(rng.integers(0, 200)), dtype=np.uint64),
+            rng.integers(0, top, size=int(rng.integers(0, 100)), dtype=np.uint64, endpoint=True),
+            (rng.integers(0, 8, size=20, dtype=np.uint64) << np.uint64(61)) | np.uint64(7)]))
         rng.shuffle(keys)
-        visited, expected = store.FingerprintSet(str(tmp_path)), np.zeros(0, np.uint64)
+        visited, expected = store.FingerprintSet(), np.zeros(0, np.uint64)
         for part in np.array_split(keys, int(rng.integers(1, 5))):
             visited.merge(part)
             expected = np.union1d(expected, part)
             assert visited.keys().dtype == np.uint64 and np.array_equal(visited.keys(), expected)
             assert visited.known(expected).all()
+            if visited.split is not None:
+                assert np.array_equal(visited.split.starts, split_keys(expected).starts)
 
 
-def test_merging_a_level_holds_no_second_copy_of_the_visited_set(monkeypatch, tmp_path):
-    monkeypatch.setattr(store, "MERGE_PIECE", 10_000)
+def test_merging_a_level_holds_no_second_copy_of_the_visited_set(monkeypatch):
+    monkeypatch.setattr(store, "SPLIT_FROM", 100_000)
     rng = np.random.default_rng(7)
     tracemalloc.start()                 # numpy's arrays are traced from their allocation
     try:
-        visited = store.FingerprintSet(str(tmp_path))
+        visited = store.FingerprintSet()
         visited.merge(rng.integers(0, 2**63, size=1_000_000, dtype=np.uint64))
+        assert visited.split is not None
         level = rng.integers(2**63, 2**64 - 1, size=50_000, dtype=np.uint64)
         level[::2] -= np.uint64(2**63)      # half among the old keys, half after them all
         tracemalloc.reset_peak()
@@ -43,9 +54,10 @@ def test_merging_a_level_holds_no_second_copy_of_the_visited_set(monkeypatch, tm
     finally:
         tracemalloc.stop()
     assert len(visited) == 1_050_000 and bool(np.all(visited.keys()[1:] > visited.keys()[:-1]))
-    # beyond what was held (the old set, 8 MB): the level's sorted keys and a piece, then
-    # the merged set (8.4 MB) once the old one is freed; an in-memory merge adds 8.4 MB
-    assert peak < 8 * 1_000_000 // 4, peak
+    # beyond what was held (the split set, 6 MB and its directory): the level's sorted keys
+    # (0.4 MB), the set's growth (0.3 MB) and the new directory (1 MB); a merge into a new
+    # pair of arrays would add 6.3 MB
+    assert peak < 2_000_000, peak
 
 
 def test_lookups_in_key_order_answer_for_each_key_in_its_place():

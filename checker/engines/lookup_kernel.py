@@ -37,6 +37,7 @@ MIN_BITS = 16
 LOW_BITS = 48
 _MASK = np.uint64((1 << LOW_BITS) - 1)
 _SIXTEEN = np.uint64(16)
+_LOW16 = np.uint64(0xFFFF)
 
 
 def directory_bits(size: int) -> int:
@@ -113,6 +114,27 @@ class SplitBuilder:
         return SplitKeys(starts, self.mid, self.low, self.bits)
 
 
+def merge_split(split: SplitKeys, new: np.ndarray) -> SplitKeys:
+    """The split keys of ``split`` and the sorted ``new`` keys (none of them in
+    ``split``), in ``split``'s own arrays, which it consumes: they are grown in place
+    (``realloc``: on large arrays the pages are remapped, not copied) and the keys merged
+    into them from the back (:func:`merge_from_back`), so that the merge holds the new
+    keys besides the result, not a second copy of the set."""
+    n, m = len(split), int(new.size)
+    mid, low = split.mid, split.low
+    if not (mid.flags.owndata and low.flags.owndata):
+        mid, low = mid.copy(), low.copy()
+    mid.resize(n + m, refcheck=False)
+    low.resize(n + m, refcheck=False)
+    bits = directory_bits(n + m)
+    counts = np.zeros(1 << bits, dtype=np.int64)
+    merge_from_back(split.starts, split.shift, mid, low, np.int64(n),
+                    np.ascontiguousarray(new, dtype=np.uint64), np.uint64(64 - bits), counts)
+    starts = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    return SplitKeys(starts, mid, low, bits)
+
+
 def split_keys(table: np.ndarray) -> SplitKeys:
     """The :class:`SplitKeys` of the sorted, distinct ``uint64`` array ``table``."""
     builder = SplitBuilder(table.size)
@@ -164,3 +186,35 @@ def search_split(starts: np.ndarray, shift: np.uint64, mid: np.ndarray, low: np.
                 hi = m
         pos[i] = lo
         hit[i] = lo < end and ((np.uint64(mid[lo]) << _SIXTEEN) | np.uint64(low[lo])) == t
+
+
+@_kernel("void(int64[:], uint64, uint32[:], uint16[:], int64, uint64[:], uint64, int64[:])")
+def merge_from_back(starts: np.ndarray, shift: np.uint64, mid: np.ndarray, low: np.ndarray, n: np.int64,
+                    new: np.ndarray, new_shift: np.uint64, counts: np.ndarray) -> None:
+    """Merge the sorted ``new`` keys into the ``n`` split keys at the head of ``mid`` and
+    ``low`` (directory ``starts`` for ``64 - shift`` bits), whose tails have room for
+    them, from the back (a key moves only towards the end, so none is overwritten before
+    it is moved); ``counts[b]``: the merged keys of bucket ``b`` for ``64 - new_shift``
+    bits."""
+    i = n - 1
+    j = new.shape[0] - 1
+    out = n + j
+    b = starts.shape[0] - 2
+    old = np.uint64(0)
+    while i >= 0 or j >= 0:
+        if i >= 0:
+            while starts[b] > i:
+                b -= 1
+            old = (np.uint64(b) << shift) | (np.uint64(mid[i]) << _SIXTEEN) | np.uint64(low[i])
+        if i >= 0 and (j < 0 or old > new[j]):
+            key = old
+            mid[out] = mid[i]
+            low[out] = low[i]
+            i -= 1
+        else:
+            key = new[j]
+            mid[out] = np.uint32(key >> _SIXTEEN)
+            low[out] = np.uint16(key & _LOW16)
+            j -= 1
+        counts[key >> new_shift] += 1
+        out -= 1

@@ -221,7 +221,7 @@ def explore(ctx: Context, builder: ReportBuilder, *, max_states: int | None = No
     spill_dir = os.path.join(base, "frontier")
     shutil.rmtree(spill_dir, ignore_errors=True)       # a killed run's spilled levels
     os.makedirs(spill_dir)
-    visited = ExactSet() if exact else FingerprintSet(spill_dir)
+    visited = ExactSet() if exact else FingerprintSet()
     key = visited.key
     log = MemoryLog() if exact else DiskLog(os.path.join(base, "log"))
     sig = _signature(ctx, exact, kernel_name(kern))

@@ -6,10 +6,9 @@ frontier, each with a memory-lean form for long runs.
   ``numpy.uint64`` array while small (8 bytes a state), then, from :data:`SPLIT_FROM`
   states, split (:mod:`fisheye.checker.engines.lookup_kernel`): a bucket directory that
   holds the top bits of every key once, and 6 bytes a state for the rest (at most 6.03
-  bytes a state from 17 M states on).  A level is merged in through a file (piece by piece,
-  at most ``MERGE_PIECE`` old and new keys at a time, then read back a piece at a time
-  once the old set is freed), so that the merge holds a piece besides the two sets, not
-  a second copy of the visited set; a small set is merged in memory.
+  bytes a state from 17 M states on).  A level is merged into a split set in place (its
+  arrays grown, then filled from the back), so that the merge holds the level's keys
+  besides the set, not a second copy of it; a small set is merged in memory.
   Two distinct states with one fingerprint would make the search skip the second: the
   report gives the birthday bound on that probability.  :class:`ExactSet` keeps the
   encoded states themselves instead (no collision possible; for small runs).
@@ -26,19 +25,17 @@ from __future__ import annotations
 import os
 import pickle
 import struct
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..engines.lookup_kernel import SplitBuilder, SplitKeys, split_keys
+from ..engines.lookup_kernel import SplitBuilder, SplitKeys, merge_split, split_keys
 from .codec import fingerprint
 
 NO_PARENT = 0xFFFF
-MERGE_PIECE = 1 << 22
-"""Old keys of the visited set merged at a time with a level's (32 MiB); a visited set of
-at most this many keys is merged in memory."""
+SAVE_PIECE = 1 << 22
+"""Keys of the visited set written or read at a time by a checkpoint (32 MiB)."""
 SPLIT_FROM = 1 << 22
 """Visited keys from which the set is held split
 (:class:`~fisheye.checker.engines.lookup_kernel.SplitKeys`): 6 bytes a key and a bucket
@@ -71,19 +68,16 @@ class FingerprintSet:
 
     exact = False
 
-    def __init__(self, directory: str | None = None) -> None:
-        """``directory``: where a large merge writes its file (default: the system's
-        temporary directory)."""
+    def __init__(self) -> None:
         self.small = np.zeros(0, dtype=np.uint64)
         self.split: SplitKeys | None = None
-        self.dir = directory
 
     key = staticmethod(fingerprint)
 
     @classmethod
-    def of(cls, keys: np.ndarray, directory: str | None = None) -> FingerprintSet:
+    def of(cls, keys: np.ndarray) -> FingerprintSet:
         """The set of the sorted, distinct ``keys``."""
-        out = cls(directory)
+        out = cls()
         out._assign(keys)
         return out
 
@@ -117,45 +111,19 @@ class FingerprintSet:
         else:
             self.small, self.split = table, None
 
-    def _at(self, first: int, last: int) -> np.ndarray:
-        """The keys at positions ``first`` to ``last`` (excluded; at most the last key)."""
-        last = min(last, len(self))
-        return self.small[first:last] if self.split is None else self.split.keys(first, last)
-
-    def _position(self, key: np.uint64) -> int:
-        """Where ``key`` would be inserted among the keys (``searchsorted``'s left)."""
-        if self.split is None:
-            return int(np.searchsorted(self.small, key))
-        return int(self.split.search(np.array([key], dtype=np.uint64))[0][0])
-
     def merge(self, keys: Iterable[int] | np.ndarray) -> None:
+        """Add ``keys``, none of which is in the set yet."""
         new = np.array(keys, dtype=np.uint64) if isinstance(keys, np.ndarray) else \
             np.fromiter(keys, dtype=np.uint64)
         if not new.size:
             return
         new.sort()
-        size = len(self)
-        if size <= MERGE_PIECE:
-            old = self.keys()
-            self._assign(np.insert(old, np.searchsorted(old, new), new))
-            return
-        total = size + new.size
-        with tempfile.TemporaryFile(dir=self.dir, prefix="fisheye-visited-") as f:
-            old_start = new_start = 0
-            while old_start < size or new_start < new.size:     # at most a piece of each
-                old_end = min(size, old_start + MERGE_PIECE)
-                new_end = new.size if old_end == size else \
-                    int(np.searchsorted(new, self._at(old_end, old_end + 1)[0]))
-                if new_end - new_start > MERGE_PIECE:
-                    new_end = new_start + MERGE_PIECE
-                    old_end = self._position(new[new_end])
-                piece, add = self._at(old_start, old_end), new[new_start:new_end]
-                np.insert(piece, np.searchsorted(piece, add), add).tofile(f)
-                old_start, new_start = old_end, new_end
-            del new, piece, add         # freed, and the old set, before the merged set is read back
-            self.small, self.split = np.zeros(0, dtype=np.uint64), None
-            f.seek(0)
-            self._read(f, total)
+        if self.split is None:
+            if self.small.size + new.size < SPLIT_FROM:
+                self.small = np.insert(self.small, np.searchsorted(self.small, new), new)
+                return
+            self.split, self.small = split_keys(self.small), np.zeros(0, dtype=np.uint64)
+        self.split = merge_split(self.split, new)
 
     def _read(self, f: Any, total: int) -> None:
         """Hold the ``total`` sorted keys read from ``f`` (raw ``uint64``), a piece at a
@@ -165,7 +133,7 @@ class FingerprintSet:
             return
         builder = SplitBuilder(total)
         while builder.filled < total:
-            builder.add(np.fromfile(f, dtype=np.uint64, count=min(MERGE_PIECE, total - builder.filled)))
+            builder.add(np.fromfile(f, dtype=np.uint64, count=min(SAVE_PIECE, total - builder.filled)))
         self.split = builder.build()
 
     @property
@@ -180,8 +148,8 @@ class FingerprintSet:
                 np.save(f, self.small)
             return
         out = np.lib.format.open_memmap(path, mode="w+", dtype=np.uint64, shape=(len(self),))
-        for first in range(0, len(self), MERGE_PIECE):
-            out[first:first + MERGE_PIECE] = self._at(first, first + MERGE_PIECE)
+        for first in range(0, len(self), SAVE_PIECE):
+            out[first:first + SAVE_PIECE] = self.split.keys(first, min(len(self), first + SAVE_PIECE))
         out.flush()
         del out
 
