@@ -7,6 +7,8 @@ search through it gives the plain report; its checkpoint file is the plain array
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -140,6 +142,8 @@ def test_a_saved_visited_set_is_a_plain_sorted_array_and_loads_back(monkeypatch,
     back.load(path)
     assert (back.split is None) == (split_from > keys.size)
     assert np.array_equal(back.keys(), keys) and back.known(keys).all()
+    copied = pickle.loads(pickle.dumps(back))            # (a Spark shard in the shuffle)
+    assert np.array_equal(copied.keys(), keys) and (copied.split is None) == (back.split is None)
     with open(path, "wb") as f:
         np.save(f, keys.astype(np.int64))
     with pytest.raises(ValueError, match="not a visited set"):

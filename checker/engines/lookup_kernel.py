@@ -23,6 +23,8 @@ compiled and in Python."""
 
 from __future__ import annotations
 
+import contextlib
+import mmap
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,18 +48,50 @@ def directory_bits(size: int) -> int:
     return max(MIN_BITS, (size // BUCKET).bit_length())
 
 
-@dataclass(frozen=True)
+def _mapped(nbytes: int) -> mmap.mmap:
+    """Anonymous memory of ``nbytes`` (at least 1), transparent huge pages advised over
+    the whole map (fewer TLB misses in lookups over gigabytes)."""
+    out = mmap.mmap(-1, max(1, nbytes), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    with contextlib.suppress(AttributeError, OSError):     # (no huge pages here: plain pages)
+        out.madvise(mmap.MADV_HUGEPAGE)
+    return out
+
+
+def _grown(area: mmap.mmap, nbytes: int) -> mmap.mmap:
+    """``area`` grown to ``nbytes`` in place (``mremap``: the pages are remapped, never
+    copied); copied into a new map only if something still holds a view of it."""
+    try:
+        area.resize(max(1, nbytes))
+        return area
+    except (BufferError, OSError, SystemError):
+        out = _mapped(nbytes)
+        np.frombuffer(out, np.uint8, count=len(area))[:] = np.frombuffer(area, np.uint8)
+        return out
+
+
+@dataclass(frozen=True, eq=False)
 class SplitKeys:
     """A sorted set of distinct 64-bit keys as a bucket directory and their low 48 bits
-    (see the module doc).  Built from sorted pieces by :class:`SplitBuilder`."""
+    (see the module doc), the low bits in anonymous memory maps, so that a merge grows
+    them in place (:func:`merge_split`).  Built from sorted pieces by
+    :class:`SplitBuilder`."""
 
     starts: np.ndarray      # int64[2**bits + 1]
-    mid: np.ndarray         # uint32[n]: bits 16-47 of each key
-    low: np.ndarray         # uint16[n]: bits 0-15
+    mid_area: mmap.mmap     # uint32[size]: bits 16-47 of each key
+    low_area: mmap.mmap     # uint16[size]: bits 0-15
+    size: int
     bits: int
 
     def __len__(self) -> int:
-        return int(self.mid.size)
+        return self.size
+
+    @property
+    def mid(self) -> np.ndarray:
+        return np.frombuffer(self.mid_area, np.uint32, count=self.size)
+
+    @property
+    def low(self) -> np.ndarray:
+        return np.frombuffer(self.low_area, np.uint16, count=self.size)
 
     @property
     def shift(self) -> np.uint64:
@@ -65,7 +99,10 @@ class SplitKeys:
 
     @property
     def nbytes(self) -> int:
-        return int(self.starts.nbytes + self.mid.nbytes + self.low.nbytes)
+        return int(self.starts.nbytes) + 6 * self.size
+
+    def __reduce__(self) -> tuple:        # (a memory map is not pickled: its keys are)
+        return split_keys, (self.keys(),)
 
     def keys(self, first: int = 0, last: int | None = None) -> np.ndarray:
         """The keys at positions ``first`` to ``last`` (excluded), as ``uint64``."""
@@ -92,47 +129,47 @@ class SplitBuilder:
     (a piece at a time: what it holds besides the result is one piece)."""
 
     def __init__(self, size: int) -> None:
+        self.size = size
         self.bits = directory_bits(size)
-        self.mid = np.empty(size, dtype=np.uint32)
-        self.low = np.empty(size, dtype=np.uint16)
+        self.mid_area, self.low_area = _mapped(4 * size), _mapped(2 * size)
         self.counts = np.zeros(1 << self.bits, dtype=np.int64)
         self.filled = 0
 
     def add(self, piece: np.ndarray) -> None:
         end = self.filled + piece.size
-        self.mid[self.filled:end] = piece >> _SIXTEEN        # (bits 48-63 cut off)
-        self.low[self.filled:end] = piece                    # (bits 16-63 cut off)
+        mid = np.frombuffer(self.mid_area, np.uint32, count=self.size)
+        low = np.frombuffer(self.low_area, np.uint16, count=self.size)
+        mid[self.filled:end] = piece >> _SIXTEEN        # (bits 48-63 cut off)
+        low[self.filled:end] = piece                    # (bits 16-63 cut off)
         self.counts += np.bincount((piece >> np.uint64(64 - self.bits)).astype(np.intp),
                                    minlength=self.counts.size)
         self.filled = end
 
     def build(self) -> SplitKeys:
-        if self.filled != self.mid.size:
-            raise ValueError(f"{self.filled} keys given for {self.mid.size}")
+        if self.filled != self.size:
+            raise ValueError(f"{self.filled} keys given for {self.size}")
         starts = np.zeros(self.counts.size + 1, dtype=np.int64)
         np.cumsum(self.counts, out=starts[1:])
-        return SplitKeys(starts, self.mid, self.low, self.bits)
+        return SplitKeys(starts, self.mid_area, self.low_area, self.size, self.bits)
 
 
 def merge_split(split: SplitKeys, new: np.ndarray) -> SplitKeys:
     """The split keys of ``split`` and the sorted ``new`` keys (none of them in
-    ``split``), in ``split``'s own arrays, which it consumes: they are grown in place
-    (``realloc``: on large arrays the pages are remapped, not copied) and the keys merged
-    into them from the back (:func:`merge_from_back`), so that the merge holds the new
-    keys besides the result, not a second copy of the set."""
+    ``split``), in ``split``'s own memory maps, which it consumes: they are grown in
+    place (``mremap``: the pages are remapped, not copied) and the keys merged into them
+    from the back (:func:`merge_from_back`), so that the merge holds the new keys besides
+    the result, not a second copy of the set."""
     n, m = len(split), int(new.size)
-    mid, low = split.mid, split.low
-    if not (mid.flags.owndata and low.flags.owndata):
-        mid, low = mid.copy(), low.copy()
-    mid.resize(n + m, refcheck=False)
-    low.resize(n + m, refcheck=False)
+    mid_area, low_area = _grown(split.mid_area, 4 * (n + m)), _grown(split.low_area, 2 * (n + m))
+    mid = np.frombuffer(mid_area, np.uint32, count=n + m)
+    low = np.frombuffer(low_area, np.uint16, count=n + m)
     bits = directory_bits(n + m)
     counts = np.zeros(1 << bits, dtype=np.int64)
     merge_from_back(split.starts, split.shift, mid, low, np.int64(n),
                     np.ascontiguousarray(new, dtype=np.uint64), np.uint64(64 - bits), counts)
     starts = np.zeros(counts.size + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
-    return SplitKeys(starts, mid, low, bits)
+    return SplitKeys(starts, mid_area, low_area, n + m, bits)
 
 
 def split_keys(table: np.ndarray) -> SplitKeys:
