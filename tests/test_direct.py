@@ -381,11 +381,21 @@ def test_the_cycle_through_a_refused_batch_is_a_cycle_through_it(rng: random.Ran
     """``direct_order.conflict_of`` with a base order and a refused batch
     (:func:`fisheye.checker.engines.closure_kernel.cycle_through`): a simple cycle of
     process order and pairs that starts with a pair of the batch, whenever the batch
-    closes one (the spec's closure says when)."""
+    closes one (the spec's closure says when); ``closure_through`` (compiled and
+    Python) finds the same cycle, or the closure, and ``extend_or_conflict`` gives
+    the same conflict, or the same order, as ``conflict_of`` and ``extend_order``."""
     import numpy as np
 
-    from fisheye.checker.engines.closure_kernel import cycle_through
-    from fisheye.checker.engines.direct_order import Index, extend_order, flat_pairs, full_order
+    from fisheye.checker.engines.closure_kernel import closure_through, cycle_through
+    from fisheye.checker.engines.direct_order import (
+        Conflict,
+        Index,
+        conflict_of,
+        extend_or_conflict,
+        extend_order,
+        flat_pairs,
+        full_order,
+    )
     from fisheye.spec.order import ClosedOrder, close
 
     h = sc_history(rng, rng.randint(1, 5), rng.randint(2, 16), 2)
@@ -401,7 +411,20 @@ def test_the_cycle_through_a_refused_batch_is_a_cycle_through_it(rng: random.Ran
                           np.concatenate((base.pairs, add)), add[0::2].copy(), add[1::2].copy()).tolist()
     cyclic = not isinstance(close(h, base_pairs + new), ClosedOrder)
     assert cyclic == (extend_order(ix, base, new) is None)
-    if not cyclic:
+    # the closure and its cycle in one pass: the same cycle, compiled and in Python
+    flat = np.concatenate((base.pairs, add))
+    for through in (closure_through, closure_through.py_func):
+        clock, again = through(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, flat,
+                               add[0::2].copy(), add[1::2].copy())
+        assert again.tolist() == cycle
+        if not cyclic:
+            assert clock.tolist() == full_order(ix, flat).clock
+    edges = {**{e: ("probe",) for e in base_pairs}, **{e: ("choice", 1) for e in new}}
+    got = extend_or_conflict(ix, edges, base, new)
+    if cyclic:
+        assert isinstance(got, Conflict) and got.reasons == conflict_of(ix, edges, base, new).reasons
+    else:
+        assert got.clock == extend_order(ix, base, new).clock
         assert cycle == []
         return
     steps = set(base_pairs) | set(new) | {(u, u + 1) for u in range(n - 1) if ix.po_next[u]}

@@ -141,17 +141,12 @@ def closure(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.n
     return clock, _cycle(n, start, adj, po_next, indeg)
 
 
-@_kernel("int64[:](int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:])")
-def cycle_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,
-                  flat: np.ndarray, new_src: np.ndarray, new_dst: np.ndarray) -> np.ndarray:
-    """A cycle of ``po ∪ pairs`` (``flat``) through one of the pairs ``new_src[i] ->
-    new_dst[i]`` (added to an acyclic relation), as short as a breadth-first search
-    among the operations Kahn's algorithm leaves makes it: the first new pair, in the
-    order given, whose end reaches back to its start; empty when acyclic."""
-    start, adj = adjacency(n, flat)
-    _, indeg, placed = _kahn(n, width, proc, idx, po_next, start, adj, False)
-    if placed == n:
-        return np.empty(0, np.int64)
+@_kernel("int64[:](int64, int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:])")
+def _cycle_through_new(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.ndarray, indeg: np.ndarray,
+                       new_src: np.ndarray, new_dst: np.ndarray) -> np.ndarray:
+    """Among the operations Kahn's algorithm left (``indeg > 0``), the cycle of
+    :func:`cycle_through`: a breadth-first search from the end of each new pair, in the
+    order given, until one reaches back to its start; else :func:`_cycle`."""
     seen = np.full(n, -1, np.int64)  # the try that reached the operation
     parent = np.empty(n, np.int64)
     queue = np.empty(n, np.int64)
@@ -192,6 +187,35 @@ def cycle_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next
                 out[k] = y
             return out
     return _cycle(n, start, adj, po_next, indeg)
+
+
+@_kernel("int64[:](int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:])")
+def cycle_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,
+                  flat: np.ndarray, new_src: np.ndarray, new_dst: np.ndarray) -> np.ndarray:
+    """A cycle of ``po ∪ pairs`` (``flat``) through one of the pairs ``new_src[i] ->
+    new_dst[i]`` (added to an acyclic relation), as short as a breadth-first search
+    among the operations Kahn's algorithm leaves makes it: the first new pair, in the
+    order given, whose end reaches back to its start; empty when acyclic."""
+    start, adj = adjacency(n, flat)
+    _, indeg, placed = _kahn(n, width, proc, idx, po_next, start, adj, False)
+    if placed == n:
+        return np.empty(0, np.int64)
+    return _cycle_through_new(n, start, adj, po_next, indeg, new_src, new_dst)
+
+
+@_kernel("Tuple((int64[:, :], int64[:]))"
+           "(int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:])")
+def closure_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,
+                    flat: np.ndarray, new_src: np.ndarray, new_dst: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`closure`, with the cycle (when there is one) of :func:`cycle_through`
+    for the new pairs ``new_src[i] -> new_dst[i]``: one adjacency and one pass of
+    Kahn's algorithm for both (the operations it leaves do not depend on the clocks)."""
+    start, adj = adjacency(n, flat)
+    clock, indeg, placed = _kahn(n, width, proc, idx, po_next, start, adj, True)
+    if placed == n:
+        return clock, np.empty(0, np.int64)
+    return clock, _cycle_through_new(n, start, adj, po_next, indeg, new_src, new_dst)
 
 
 @_kernel("int64[:, :](int64[:, :], int64)")

@@ -40,6 +40,7 @@ from .direct_order import (
     Index,
     Trail,
     conflict_of,
+    extend_or_conflict,
     extend_order,
     full_order,
     path_reasons,
@@ -131,9 +132,9 @@ def saturate_reads(ix: Index, E: Edges, order: DOrder, reads: Sequence[int] | Re
         if trail is not None:
             trail.add(graph, new)
         budget.tick()
-        got = extend_order(ix, order, found[:, 1:3].ravel())
-        if got is None:
-            return conflict_of(ix, E, order, new.keys())
+        got = extend_or_conflict(ix, E, order, found[:, 1:3].ravel())
+        if isinstance(got, Conflict):
+            return got
         order = got
 
 

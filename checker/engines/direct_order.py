@@ -315,7 +315,27 @@ def extend_order(ix: Index, base: DOrder, new: Pairs) -> DOrder | None:
     implies every new pair, the result is ``base``; else the closure of ``base``'s
     pairs and ``new`` is computed again (compiled: cheaper than propagating the
     change in Python)."""
+    got = _extend(ix, base, flat_pairs(new), False)
+    return got if isinstance(got, DOrder) else None
+
+
+def extend_or_conflict(ix: Index, edges: Mapping[tuple[int, int], Info], base: DOrder, new: Pairs
+                       ) -> DOrder | Conflict:
+    """:func:`extend_order`, or on a cycle ``conflict_of(ix, edges, base, new)``
+    (``edges``: the reasons of ``base``'s pairs and of ``new``), its cycle found by the
+    same pass of Kahn's algorithm as the closure (:func:`.closure_kernel.closure_through`)."""
     add = flat_pairs(new)
+    got = _extend(ix, base, add, True)
+    if isinstance(got, DOrder):
+        return got
+    if got is None:
+        return conflict_of(ix, edges, base, add)
+    return Conflict(cycle_reasons(ix, edges, got), edges)
+
+
+def _extend(ix: Index, base: DOrder, add: np.ndarray, through: bool) -> DOrder | Cycle | None:
+    """:func:`extend_order`; with ``through``, a cycle the closure finds is returned
+    (that of :func:`.closure_kernel.cycle_through`); None: a cycle not computed."""
     if not len(add):
         return base
     a, b = add[0::2], add[1::2]
@@ -325,8 +345,18 @@ def extend_order(ix: Index, base: DOrder, new: Pairs) -> DOrder | None:
     if (arr[b, ix.proc_array[a]] >= ix.idx_array[a]).all():
         return base
     flat = np.concatenate((base.pairs, add))
-    array, cycle = _close(ix, flat)
-    return None if len(cycle) else DOrder(array, flat, base)
+    if through:
+        from .closure_kernel import closure_through
+
+        array, cycle = closure_through(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, flat,
+                                       a.copy(), b.copy())
+        if len(cycle):
+            return Cycle(tuple(cycle.tolist()))
+    else:
+        array, cycle = _close(ix, flat)
+        if len(cycle):
+            return None
+    return DOrder(array, flat, base)
 
 
 def redundant(ix: Index, edges: Iterable[tuple[int, int]], order: DOrder) -> set[tuple[int, int]]:

@@ -59,6 +59,7 @@ from .direct_order import (
     Index,
     Trail,
     conflict_of,
+    extend_or_conflict,
     extend_order,
     flat_pairs,
     full_order,
@@ -517,9 +518,9 @@ class _Growing:
         # a view read them from the star order's (a view respects the star order)
         budget.tick()
         if base is None:
-            base = extend_order(ix, self.order, new)
-            if base is None:
-                return conflict_of(ix, self.reasons, self.order, new)
+            base = extend_or_conflict(ix, self.reasons, self.order, new)
+            if isinstance(base, Conflict):
+                return base
         got = saturate_view(ix, self.reasons, self.process, vs, budget,  # type: ignore[arg-type]
                             initial=base, from_read=True, trail=trail, resume=True, reads=self.reads)
         if not isinstance(got, Conflict):
@@ -557,15 +558,15 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
         while batch.any():
             budget.tick()
             flat = batch.flat()
-            got = extend_order(ix, star, flat)
-            if got is not None:
+            got = extend_or_conflict(ix, ChainMap(chunk, star_edges), star, flat)
+            if not isinstance(got, Conflict):
                 star = got
                 took = {e: info for (e, info), keep in zip(chunk.items(), batch.pending.tolist(), strict=True)
                         if keep}
                 star_edges.update(took)
                 accepted.append(_Batch(took, flat.reshape(-1, 2)))
                 break
-            c = conflict_of(ix, ChainMap(chunk, star_edges), star, flat)
+            c = got
             first = first or Conflict(c.reasons)
             out.extend(analyser.literals(c, trail, STAR))
             _drop(ix, batch, analyser.met, analyser.pairs)
