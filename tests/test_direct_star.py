@@ -320,6 +320,43 @@ def test_a_conflict_leaves_out_its_pending_orientations_or_those_near_them() -> 
     assert left(again) == [(p + 9, q + 0), (p + 5, q + 1)] and left(got) == [(p + 5, q + 1)]
 
 
+@pytest.mark.parametrize("model", STAR_MODELS)
+def test_the_cycles_left_in_a_refused_relation_are_distinct_cycles_of_it(
+        model: str, star_only: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_cycles_left``: after a view refuses a batch, each further conflict is a cycle
+    of the refused relation (process order and its pairs, less the chosen pairs left out
+    since), each edge with its reason; no cycle twice; every clause learned from them is
+    a refutation (``_Recorder``)."""
+    from fisheye.checker.engines.direct_order import Index
+
+    rec = _Recorder(monkeypatch)
+    cycles_left = direct_star._cycles_left
+    found: list[int] = []
+
+    def checked(ix: Index, grow, batch, rows, first, budget):
+        (flat, _), at, _ = grow.refused
+        relation = {tuple(p) for p in flat.reshape(-1, 2).tolist()}
+        seen = {tuple(r.ops[:2] for r in first.reasons)}
+        for c in cycles_left(ix, grow, batch, rows, first, budget):
+            steps = tuple(r.ops[:2] for r in c.reasons)
+            assert steps not in seen
+            seen.add(steps)
+            assert all(b == a + 1 and ix.po_next[a] or (a, b) in relation for a, b in steps)
+            assert all(x[1] == y[0] for x, y in zip(steps, steps[1:] + steps[:1], strict=True))
+            left_out = {tuple(p) for p in batch.pairs[rows][~batch.pending[rows]].tolist()}
+            assert not any(step in left_out and c.edges[step][0] == "choice" for step in steps)
+            found.append(len(steps))
+            yield c
+
+    monkeypatch.setattr(direct_star, "_cycles_left", checked)
+    for seed in range(12):
+        h, g = _alg2(seed, n_ops=40 if seed < 8 else 90)
+        assert check(h, model, g, engine="direct").verdict is Verdict.CONSISTENT
+    assert len(found) >= 3
+    for k, clause, analyser in rec.clauses:
+        assert rec.refuted(k, clause, analyser), sorted(clause)
+
+
 def iriw() -> History:
     """IRIW with the writers as neighbours: fisheye orders the two writes in the star
     order, and each reader's view then contradicts one orientation (section 3.2)."""

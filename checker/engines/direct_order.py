@@ -14,7 +14,7 @@ import time
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
 
 import numpy as np
@@ -149,6 +149,9 @@ class Conflict:
 
     reasons: tuple[Reason, ...]
     edges: Mapping[tuple[int, int], Info] | None = field(default=None, compare=False, repr=False)
+    # (the search's own use) a refused extension (:func:`extend_or_conflict`): the pairs of
+    # the cyclic relation and those whose addition closed the cycle, flat
+    relation: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False, repr=False)
 
 
 class Index:
@@ -328,9 +331,10 @@ def extend_or_conflict(ix: Index, edges: Mapping[tuple[int, int], Info], base: D
     got = _extend(ix, base, add, True)
     if isinstance(got, DOrder):
         return got
+    relation = np.concatenate((base.pairs, add)), add
     if got is None:
-        return conflict_of(ix, edges, base, add)
-    return Conflict(cycle_reasons(ix, edges, got), edges)
+        return replace(conflict_of(ix, edges, base, add), relation=relation)
+    return Conflict(cycle_reasons(ix, edges, got), edges, relation)
 
 
 def _extend(ix: Index, base: DOrder, add: np.ndarray, through: bool) -> DOrder | Cycle | None:

@@ -39,13 +39,14 @@ solution.  No recursion and no copy per choice: memory stays that of one saturat
 from __future__ import annotations
 
 from collections import ChainMap
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
 import numpy as np
 
 from fisheye.spec.graph import ProximityGraph
+from fisheye.spec.order import Cycle
 
 from ..result import Reason
 from .direct_cc import Reads, View, check_views, saturate_view, update_views
@@ -59,6 +60,7 @@ from .direct_order import (
     Index,
     Trail,
     conflict_of,
+    cycle_reasons,
     extend_or_conflict,
     extend_order,
     flat_pairs,
@@ -444,15 +446,16 @@ class _Batch:
     pending: the pairs as an array once, a mask of the pending ones (a retry after a
     conflict adds the pending pairs again: no pairs are listed anew)."""
 
-    def __init__(self, edges: Edges, pairs: np.ndarray | None = None):
+    def __init__(self, edges: Edges, pairs: np.ndarray | None = None, row: dict[int, int] | None = None):
         self.edges = edges  # every orientation of the batch, with its reason
         self.pairs = flat_pairs(edges.keys()).reshape(-1, 2) if pairs is None else pairs
-        self.row = {info[1]: i for i, info in enumerate(edges.values())}  # literal -> its row
+        # literal -> its row
+        self.row = {info[1]: i for i, info in enumerate(edges.values())} if row is None else row
         self.pending = np.ones(len(edges), np.bool_)
 
     def again(self) -> _Batch:
         """The same batch, every orientation pending."""
-        return _Batch(self.edges, self.pairs)
+        return _Batch(self.edges, self.pairs, self.row)
 
     def flat(self) -> np.ndarray:
         """The pending pairs, flat."""
@@ -506,6 +509,9 @@ class _Growing:
         self.edges = dict(view.edges)
         self.order = view.order
         self.reasons = ChainMap(self.edges, chosen)
+        # the last refused attempt: its relation, where the chosen pairs it added start
+        # in it (in pairs), and the edges its saturation derived, with their reasons
+        self.refused: tuple[tuple[np.ndarray, np.ndarray], int, Edges] | None = None
 
     def attempt(self, ix: Index, new: np.ndarray, vs: Mapping[int, int | None], budget: Budget, trail: Trail,
                 base: DOrder | None = None) -> Conflict | None:
@@ -514,21 +520,67 @@ class _Growing:
         already computed (an order the view was not saturated on: every read is visited
         again)."""
         size = len(self.edges)
+        self.refused = None
         # the chosen orientations are not recorded in the view's trail: premise paths of
         # a view read them from the star order's (a view respects the star order)
         budget.tick()
+        at = len(self.order.pairs) // 2  # where ``new`` starts in the relations that follow
         if base is None:
             base = extend_or_conflict(ix, self.reasons, self.order, new)
             if isinstance(base, Conflict):
+                if base.relation is not None:
+                    self.refused = base.relation, at, {}
                 return base
+            if base is self.order:
+                at = -1  # every pair of ``new`` was implied: it is in no relation
+        else:
+            at = -1
         got = saturate_view(ix, self.reasons, self.process, vs, budget,  # type: ignore[arg-type]
                             initial=base, from_read=True, trail=trail, resume=True, reads=self.reads)
         if not isinstance(got, Conflict):
             self.order = got.order
             return None
-        for e in list(islice(reversed(self.edges), len(self.edges) - size)):
+        derived = list(islice(reversed(self.edges), len(self.edges) - size))
+        if got.relation is not None and at >= 0:
+            self.refused = got.relation, at, {e: self.edges[e] for e in derived}
+        for e in derived:
             del self.edges[e]
         return got
+
+
+def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, first: Conflict,
+                 budget: Budget) -> Iterator[Conflict]:
+    """Further conflicts of ``grow``'s last refused attempt (the pending rows ``rows`` of
+    ``batch``, refused with the cycle ``first``), without another closure or
+    saturation: the cycles of the refused relation once the edges of each cycle found
+    and the chosen orientations of ``batch`` left out since are taken out of it, until
+    it is acyclic or nothing of the batch is pending.  Each is a cycle of the relation,
+    every edge of it derived from the root and the orientation being checked, so a
+    conflict of that orientation, which the analysis explains as it does ``first``."""
+    from .closure_kernel import cycle_through
+
+    if grow.refused is None:
+        return
+    (flat, add), at, derived = grow.refused
+    grow.refused = None
+    reasons = ChainMap(derived, grow.reasons)
+    pairs = flat.reshape(-1, 2)
+    key = pairs[:, 0] * ix.n + pairs[:, 1]
+    keep = np.ones(len(pairs), np.bool_)
+    last = len(pairs) - len(add) // 2  # the pairs whose addition closed the cycles
+    cycle = first
+    while batch.any():
+        steps = np.array([r.ops[:2] for r in cycle.reasons if len(r.ops) >= 2], np.int64).reshape(-1, 2)
+        keep &= ~np.isin(key, steps[:, 0] * ix.n + steps[:, 1])
+        keep[at:at + len(rows)] &= batch.pending[rows]
+        new = pairs[last:][keep[last:]]
+        budget.tick(0)
+        found = cycle_through(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, pairs[keep].ravel(),
+                              new[:, 0].copy(), new[:, 1].copy())
+        if not len(found):
+            return
+        cycle = Conflict(cycle_reasons(ix, reasons, Cycle(tuple(found.tolist()))), reasons)
+        yield cycle
 
 
 def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges, vs: Mapping[int, int | None],
@@ -543,10 +595,12 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     closes a cycle (or makes a view illegal) gives a conflict; the chosen orientations
     its explanation met (as chosen, not generalised: :attr:`.direct_learn.Analyser.met`,
     or pending ones near them: :func:`_drop`) are left out and the rest of the batch
-    is tried again, so that one check finds the
-    conflicts of the whole history, not only the first.  The orientation makes every
-    ``M_pq`` total, so a view forces no new star pair: each view is saturated on its
-    own."""
+    is tried again, so that one check finds the conflicts of the whole history, not
+    only the first.  Before a view tries a batch again, the other cycles of the
+    relation it refused are taken one by one (:func:`_cycles_left`: a breadth-first
+    search each, where a retry costs a closure and a pass of the rules over the whole
+    history).  The orientation makes every ``M_pq`` total, so a view forces no new
+    star pair: each view is saturated on its own."""
     trail = Trail()
     out: list[set[int]] = []
     first: Conflict | None = None
@@ -610,8 +664,14 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
             for took in accepted:
                 batch = took.again()
                 batch.leave_out(dropped)
-                while batch.any() and (c := grow.attempt(ix, batch.flat(), vs, budget, trail)) is not None:
+                while batch.any():
+                    rows = np.flatnonzero(batch.pending)
+                    c = grow.attempt(ix, batch.pairs[rows].ravel(), vs, budget, trail)
+                    if c is None:
+                        break
                     learn(c, batch)
+                    for more in _cycles_left(ix, grow, batch, rows, c, budget):
+                        learn(more, batch)
         good.append(View(v.process, grow.order, grow.edges))
     if out:
         out.extend(_implied(ix, star, good, edges, all_operations, analyser, trail))
