@@ -357,6 +357,32 @@ def test_the_cycles_left_in_a_refused_relation_are_distinct_cycles_of_it(
         assert rec.refuted(k, clause, analyser), sorted(clause)
 
 
+@pytest.mark.parametrize("model", STAR_MODELS)
+def test_a_solution_keeps_the_star_order_from_fewer_pairs(model: str, star_only: None,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_solution``: the star order's pairs less the redundant ones generate the same
+    closure (the witness is validated against it), and fewer pairs on most runs."""
+    from fisheye.checker.engines.direct_order import full_order
+
+    solution = direct_star._solution
+    fewer: list[bool] = []
+
+    def checked(ix, star, order, views):
+        got = solution(ix, star, order, views)
+        assert set(got.star) <= set(star) and all(got.star[e] == star[e] for e in got.star)
+        lean = full_order(ix, got.star.keys())
+        assert lean is not None and lean.clock == order.clock == full_order(ix, star.keys()).clock
+        fewer.append(len(got.star) < len(star))
+        return got
+
+    monkeypatch.setattr(direct_star, "_solution", checked)
+    for seed in range(8):
+        h, g = _alg2(seed, n_ops=40 if seed < 4 else 120)
+        res = check(h, model, g, engine="direct")
+        assert res.verdict is Verdict.CONSISTENT and res.witness is not None and res.witness.star
+    assert len(fewer) == 8 and sum(fewer) >= 6
+
+
 def iriw() -> History:
     """IRIW with the writers as neighbours: fisheye orders the two writes in the star
     order, and each reader's view then contradicts one orientation (section 3.2)."""

@@ -315,7 +315,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     order, E, views = root
     m = _merges(ix, order, edges, all_operations)
     if not m.count:
-        return StarSolution(E, views)
+        return _solution(ix, E, order, views)
     from pysat.solvers import Solver
 
     guess = _guess(ix, order, views)
@@ -406,6 +406,15 @@ class _Phase:
         solver.set_phases(self.literals())  # type: ignore[attr-defined]
         assert solver.solve()  # type: ignore[attr-defined]  # no clause was added
         return _model(solver, self.m)
+
+
+def _solution(ix: Index, star: Edges, order: DOrder, views: list[View]) -> StarSolution:
+    """The solution with the star order's pairs ``star`` (``order``: their closure)
+    less those :func:`.direct_order.redundant` leaves out: the same star order, from
+    fewer generating pairs (a smaller witness, validated faster: about two thirds of
+    the pairs on Algorithm 2 runs)."""
+    skip = redundant(ix, star, order)
+    return StarSolution({e: info for e, info in star.items() if e not in skip} if skip else star, views)
 
 
 def _lean(ix: Index, edges: Edges, order: DOrder) -> DOrder:
@@ -681,7 +690,7 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
         return out, first
     forced = _forced_star(ix, star, good, edges, all_operations)
     if not forced:
-        return StarSolution(star_edges, good)
+        return _solution(ix, star_edges, star, good)
     by_view = {f"S_{ix.procs[v.process]}": v.process for v in good}
     for (a, b), info in forced.items():
         out.append(analyser.contradiction(by_view[info[1]], a, b, trail))
