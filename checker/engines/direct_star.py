@@ -563,9 +563,11 @@ def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, fir
                  budget: Budget) -> Iterator[Conflict]:
     """Further conflicts of ``grow``'s last refused attempt (the pending rows ``rows`` of
     ``batch``, refused with the cycle ``first``), without another closure or
-    saturation: the cycles of the refused relation once the edges of each cycle found
-    and the chosen orientations of ``batch`` left out since are taken out of it, until
-    it is acyclic or nothing of the batch is pending.  Each is a cycle of the relation,
+    saturation: the cycles of the refused relation once the chosen orientations of
+    ``batch`` left out since, and the pairs of each cycle found among those whose
+    addition closed it (every cycle holds one: the relation was acyclic before), are
+    taken out of it, until it is acyclic or nothing of the batch is pending; so no
+    cycle comes twice.  Each is a cycle of the relation,
     every edge of it derived from the root and the orientation being checked, so a
     conflict of that orientation, which the analysis explains as it does ``first``."""
     from .closure_kernel import cycle_through
@@ -576,13 +578,13 @@ def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, fir
     grow.refused = None
     reasons = ChainMap(derived, grow.reasons)
     pairs = flat.reshape(-1, 2)
-    key = pairs[:, 0] * ix.n + pairs[:, 1]
     keep = np.ones(len(pairs), np.bool_)
     last = len(pairs) - len(add) // 2  # the pairs whose addition closed the cycles
+    key = pairs[last:, 0] * ix.n + pairs[last:, 1]
     cycle = first
     while batch.any():
         steps = np.array([r.ops[:2] for r in cycle.reasons if len(r.ops) >= 2], np.int64).reshape(-1, 2)
-        keep &= ~np.isin(key, steps[:, 0] * ix.n + steps[:, 1])
+        keep[last:] &= ~np.isin(key, steps[:, 0] * ix.n + steps[:, 1])
         keep[at:at + len(rows)] &= batch.pending[rows]
         new = pairs[last:][keep[last:]]
         budget.tick(0)
