@@ -42,6 +42,16 @@ def _alg2(seed: int, n_ops: int = 40, n_regs: int = 5) -> tuple[History, Proximi
     return alg2_history(rng, 8, n_ops, n_regs, graph), graph
 
 
+def _all_consistent(model: str, runs: int = 12, small: int = 8, sizes: tuple[int, int] = (40, 90)) -> None:
+    """Algorithm 2 runs (seeds ``0 .. runs - 1``, the first ``small`` of ``sizes[0]``
+    operations, the others of ``sizes[1]``) checked by the direct engine: each is
+    consistent (Algorithm 2 implements both definitions)."""
+    for seed in range(runs):
+        h, g = _alg2(seed, n_ops=sizes[0] if seed < small else sizes[1])
+        res = check(h, model, g, engine="direct")
+        assert res.verdict is Verdict.CONSISTENT and res.witness is not None
+
+
 class _Recorder:
     """Records, for every run of the star search, its saturated root and every clause
     it learns (by wrapping ``saturate``, ``Analyser.literals`` and the reasons of the
@@ -194,9 +204,7 @@ def test_the_merge_variables_and_clauses_are_those_written_out(model: str, star_
         return m
 
     monkeypatch.setattr(direct_star, "_merges", compared)
-    for seed in range(8):
-        h, g = _alg2(seed, n_ops=40 if seed < 4 else 120)
-        assert check(h, model, g, engine="direct").verdict is Verdict.CONSISTENT
+    _all_consistent(model, 8, 4, (40, 120))
     assert len(seen) == 8 and min(seen) > 0 and sum(seen) > 200
 
 
@@ -239,9 +247,7 @@ def test_the_phase_follows_where_a_model_departs_from_it(model: str, star_only: 
         return got
 
     monkeypatch.setattr(direct_star._Phase, "follow", recorded)
-    for seed in range(12):
-        h, g = _alg2(seed, n_ops=40 if seed < 8 else 90)
-        assert check(h, model, g, engine="direct").verdict is Verdict.CONSISTENT
+    _all_consistent(model)
     assert len(moved) >= 2 and sum(moved) >= 5
 
 
@@ -269,9 +275,7 @@ def test_a_conflict_names_the_chosen_orientations_it_met(model: str, star_only: 
 
     monkeypatch.setattr(direct_star, "_check", rec_check)
     monkeypatch.setattr(direct_learn.Analyser, "literals", rec_literals)
-    for seed in range(12):
-        h, g = _alg2(seed, n_ops=40 if seed < 8 else 90)
-        assert check(h, model, g, engine="direct").verdict is Verdict.CONSISTENT
+    _all_consistent(model)
     assert generalised >= 1
 
 
@@ -349,9 +353,7 @@ def test_the_cycles_left_in_a_refused_relation_are_distinct_cycles_of_it(
             yield c
 
     monkeypatch.setattr(direct_star, "_cycles_left", checked)
-    for seed in range(12):
-        h, g = _alg2(seed, n_ops=40 if seed < 8 else 90)
-        assert check(h, model, g, engine="direct").verdict is Verdict.CONSISTENT
+    _all_consistent(model)
     assert len(found) >= 3
     for k, clause, analyser in rec.clauses:
         assert rec.refuted(k, clause, analyser), sorted(clause)
@@ -376,10 +378,7 @@ def test_a_solution_keeps_the_star_order_from_fewer_pairs(model: str, star_only:
         return got
 
     monkeypatch.setattr(direct_star, "_solution", checked)
-    for seed in range(8):
-        h, g = _alg2(seed, n_ops=40 if seed < 4 else 120)
-        res = check(h, model, g, engine="direct")
-        assert res.verdict is Verdict.CONSISTENT and res.witness is not None and res.witness.star
+    _all_consistent(model, 8, 4, (40, 120))
     assert len(fewer) == 8 and sum(fewer) >= 6
 
 
@@ -481,9 +480,7 @@ def test_a_view_resumed_from_the_star_order_has_the_closure_from_scratch(
         return attempt(grow, ix, new, vs, budget, trail, base)
 
     monkeypatch.setattr(direct_star._Growing, "attempt", checked)
-    for seed in range(8):
-        h, g = _alg2(seed, n_ops=60)
-        assert check(h, model, g, engine="direct").verdict is Verdict.CONSISTENT
+    _all_consistent(model, 8, 8, (60, 60))
     assert len(compared) >= 8
 
 
@@ -601,9 +598,7 @@ def test_a_resumed_view_saturation_equals_the_saturation_from_scratch(
 
     monkeypatch.setattr(direct_cc, "saturate_view", checked)
     monkeypatch.setattr(direct_star, "saturate_view", checked)
-    for seed in range(8):
-        h, g = _alg2(seed, n_ops=60)
-        assert check(h, model, g, engine="direct").verdict is Verdict.CONSISTENT
+    _all_consistent(model, 8, 8, (60, 60))
     assert len(compared) >= 20 and any(compared) and not all(compared)
 
 
