@@ -435,6 +435,47 @@ def test_the_cycle_through_a_refused_batch_is_a_cycle_through_it(rng: random.Ran
 
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.randoms(use_true_random=False))
+def test_the_cycles_after_removals_are_those_of_a_fresh_search(rng: random.Random) -> None:
+    """``cycle_after_removal`` (compiled and Python), taking pairs out of a relation
+    bit by bit and resuming Kahn's algorithm, finds after each step the cycle that
+    ``cycle_through`` finds on the relation less every pair taken out so far, with
+    the same pairs to start from."""
+    import numpy as np
+
+    from fisheye.checker.engines.closure_kernel import cycle_after_removal, cycle_search, cycle_through
+    from fisheye.checker.engines.direct_order import Index, flat_pairs
+
+    h = sc_history(rng, rng.randint(1, 5), rng.randint(2, 16), 2)
+    ix = Index(h)
+    n = len(h.ops)
+    listed = [(a, b) for a, b in ((rng.randrange(n), rng.randrange(n)) for _ in range(rng.randint(1, 2 * n)))
+              if a != b]
+    if not listed:
+        return
+    flat = flat_pairs(listed)
+    pairs = flat.reshape(-1, 2)
+    last = rng.randrange(len(pairs))  # the pairs searched from: pairs[last:]
+    slot = np.empty(len(pairs), np.int64)
+    slot[np.argsort(pairs[:, 0], kind="stable")] = np.arange(len(pairs))
+    for search, after in ((cycle_search, cycle_after_removal),
+                          (cycle_search.py_func, cycle_after_removal.py_func)):
+        start, adj, indeg, po_next = search(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, flat)
+        keep = np.ones(len(pairs), np.bool_)
+        alive = keep.copy()
+        for _ in range(4):
+            keep &= np.array([rng.random() < 0.8 for _ in range(len(pairs))], np.bool_)
+            gone = np.flatnonzero(alive & ~keep)
+            alive = keep.copy()
+            new = pairs[last:][keep[last:]]
+            got = after(ix.n, start, adj, indeg, po_next, pairs[gone, 0].copy(), slot[gone],
+                        new[:, 0].copy(), new[:, 1].copy())
+            fresh = cycle_through(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array,
+                                  pairs[keep].ravel(), new[:, 0].copy(), new[:, 1].copy())
+            assert got.tolist() == fresh.tolist()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.randoms(use_true_random=False))
 def test_the_compiled_premise_path_is_a_path_with_fewest_late_edges(rng: random.Random) -> None:
     """``closure_kernel.premise_path``: every step is a root edge, process order or a
     late edge of stamp below ``t``, and no path has fewer late edges (a plain 0-1

@@ -203,6 +203,71 @@ def cycle_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next
     return _cycle_through_new(n, start, adj, po_next, indeg, new_src, new_dst)
 
 
+@_kernel("Tuple((int64[:], int64[:], int64[:], boolean[:]))"
+         "(int64, int64, int64[:], int64[:], boolean[:], int64[:])")
+def cycle_search(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,
+                 flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The state of a search for the cycles of ``po ∪ pairs`` (``flat``) as pairs are
+    taken out (:func:`cycle_after_removal`): ``(start, adj, indeg, po_next)`` over
+    ``n + 1`` operations, the last a placeholder that no pair leaves and nothing
+    reaches (a pair taken out points to it: its ``indeg`` stays 0, so every search
+    skips it); ``indeg`` as :func:`_kahn` leaves it (Kahn's algorithm without clocks)."""
+    start, adj = adjacency(n + 1, flat)
+    ext = np.zeros(n + 1, np.bool_)
+    ext[:n] = po_next
+    _, indeg, _ = _kahn(n + 1, width, proc, idx, ext, start, adj, False)
+    return start, adj, indeg, ext
+
+
+@_kernel("int64[:](int64, int64[:], int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:], int64[:])")
+def cycle_after_removal(n: int, start: np.ndarray, adj: np.ndarray, indeg: np.ndarray, po_next: np.ndarray,
+                        src: np.ndarray, slots: np.ndarray, new_src: np.ndarray, new_dst: np.ndarray
+                        ) -> np.ndarray:
+    """:func:`cycle_through` of the relation of :func:`cycle_search` less the pairs
+    taken out so far, after taking out the pairs at the adjacency ``slots`` (sources
+    ``src``): the state (``adj``, ``indeg``) is updated in place, and Kahn's algorithm
+    resumes instead of starting over.  A pair taken out whose source Kahn's algorithm
+    left counted once in its end's ``indeg``, which drops by one; the operations that
+    reach 0 are placed, as :func:`_kahn` would place them.  The operations left are
+    those of a fresh pass (the operations Kahn's algorithm places do not depend on the
+    order it places them in), each ``indeg`` the count of its pairs from those left,
+    and successors come in the same order less the pairs taken out, so the cycle is
+    :func:`cycle_through`'s on the relation less those pairs."""
+    hole = n  # the placeholder of :func:`cycle_search`
+    stack = np.empty(n, np.int64)
+    top = 0
+    drop = np.empty(slots.shape[0], np.int64)
+    m = 0
+    for i in range(slots.shape[0]):
+        s = slots[i]
+        b = adj[s]
+        if b == hole:
+            continue
+        if indeg[src[i]] > 0:
+            drop[m] = b
+            m += 1
+        adj[s] = hole
+    for i in range(m):
+        b = drop[i]
+        indeg[b] -= 1
+        if indeg[b] == 0:
+            stack[top] = b
+            top += 1
+    while top:
+        top -= 1
+        u = stack[top]
+        last = start[u + 1] + (1 if po_next[u] else 0)
+        for j in range(start[u], last):
+            v = adj[j] if j < start[u + 1] else u + 1
+            if v == hole:
+                continue
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                stack[top] = v
+                top += 1
+    return _cycle_through_new(n + 1, start, adj, po_next, indeg, new_src, new_dst)
+
+
 @_kernel("Tuple((int64[:, :], int64[:]))"
            "(int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:])")
 def closure_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,

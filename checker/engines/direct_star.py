@@ -569,8 +569,12 @@ def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, fir
     taken out of it, until it is acyclic or nothing of the batch is pending; so no
     cycle comes twice.  Each is a cycle of the relation,
     every edge of it derived from the root and the orientation being checked, so a
-    conflict of that orientation, which the analysis explains as it does ``first``."""
-    from .closure_kernel import cycle_through
+    conflict of that orientation, which the analysis explains as it does ``first``.
+    Each cycle is :func:`.closure_kernel.cycle_through`'s on the relation less the
+    pairs taken out so far, found by :func:`.closure_kernel.cycle_after_removal`: one
+    pass of Kahn's algorithm over the relation, then only the operations the pairs
+    taken out since the last cycle free."""
+    from .closure_kernel import cycle_after_removal, cycle_search
 
     if grow.refused is None:
         return
@@ -579,8 +583,12 @@ def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, fir
     reasons = ChainMap(derived, grow.reasons)
     pairs = flat.reshape(-1, 2)
     keep = np.ones(len(pairs), np.bool_)
+    alive = keep.copy()  # the pairs the search state still holds
     last = len(pairs) - len(add) // 2  # the pairs whose addition closed the cycles
     key = pairs[last:, 0] * ix.n + pairs[last:, 1]
+    slot = np.empty(len(pairs), np.int64)  # each pair's place in the adjacency (grouped by source)
+    slot[np.argsort(pairs[:, 0], kind="stable")] = np.arange(len(pairs))
+    state = None
     cycle = first
     while batch.any():
         steps = np.array([r.ops[:2] for r in cycle.reasons if len(r.ops) >= 2], np.int64).reshape(-1, 2)
@@ -588,8 +596,13 @@ def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, fir
         keep[at:at + len(rows)] &= batch.pending[rows]
         new = pairs[last:][keep[last:]]
         budget.tick(0)
-        found = cycle_through(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, pairs[keep].ravel(),
-                              new[:, 0].copy(), new[:, 1].copy())
+        if state is None:
+            state = cycle_search(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, flat)
+        gone = np.flatnonzero(alive & ~keep)
+        alive = keep.copy()
+        start, adj, indeg, po_next = state
+        found = cycle_after_removal(ix.n, start, adj, indeg, po_next, pairs[gone, 0].copy(), slot[gone],
+                                    new[:, 0].copy(), new[:, 1].copy())
         if not len(found):
             return
         cycle = Conflict(cycle_reasons(ix, reasons, Cycle(tuple(found.tolist()))), reasons)
