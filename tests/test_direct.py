@@ -455,11 +455,11 @@ def test_the_cycles_after_removals_are_those_of_a_fresh_search(rng: random.Rando
     flat = flat_pairs(listed)
     pairs = flat.reshape(-1, 2)
     last = rng.randrange(len(pairs))  # the pairs searched from: pairs[last:]
-    slot = np.empty(len(pairs), np.int64)
-    slot[np.argsort(pairs[:, 0], kind="stable")] = np.arange(len(pairs))
     for search, after in ((cycle_search, cycle_after_removal),
                           (cycle_search.py_func, cycle_after_removal.py_func)):
-        start, adj, indeg, po_next = search(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, flat)
+        start, adj, indeg, po_next, slot = search(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array,
+                                                  flat)
+        assert adj[slot].tolist() == pairs[:, 1].tolist()  # each pair's place in the adjacency
         keep = np.ones(len(pairs), np.bool_)
         alive = keep.copy()
         for _ in range(4):

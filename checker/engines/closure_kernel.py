@@ -203,20 +203,28 @@ def cycle_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next
     return _cycle_through_new(n, start, adj, po_next, indeg, new_src, new_dst)
 
 
-@_kernel("Tuple((int64[:], int64[:], int64[:], boolean[:]))"
+@_kernel("Tuple((int64[:], int64[:], int64[:], boolean[:], int64[:]))"
          "(int64, int64, int64[:], int64[:], boolean[:], int64[:])")
 def cycle_search(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,
-                 flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                 flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The state of a search for the cycles of ``po ∪ pairs`` (``flat``) as pairs are
-    taken out (:func:`cycle_after_removal`): ``(start, adj, indeg, po_next)`` over
-    ``n + 1`` operations, the last a placeholder that no pair leaves and nothing
+    taken out (:func:`cycle_after_removal`): ``(start, adj, indeg, po_next, slot)``
+    over ``n + 1`` operations, the last a placeholder that no pair leaves and nothing
     reaches (a pair taken out points to it: its ``indeg`` stays 0, so every search
-    skips it); ``indeg`` as :func:`_kahn` leaves it (Kahn's algorithm without clocks)."""
+    skips it); ``indeg`` as :func:`_kahn` leaves it (Kahn's algorithm without clocks);
+    ``slot``: each pair's place in ``adj`` (:func:`adjacency` fills them in order)."""
     start, adj = adjacency(n + 1, flat)
     ext = np.zeros(n + 1, np.bool_)
     ext[:n] = po_next
     _, indeg, _ = _kahn(n + 1, width, proc, idx, ext, start, adj, False)
-    return start, adj, indeg, ext
+    m = flat.shape[0] // 2
+    slot = np.empty(m, np.int64)
+    fill = start[:-1].copy()
+    for e in range(m):
+        a = flat[2 * e]
+        slot[e] = fill[a]
+        fill[a] += 1
+    return start, adj, indeg, ext, slot
 
 
 @_kernel("int64[:](int64, int64[:], int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:], int64[:])")

@@ -586,8 +586,6 @@ def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, fir
     alive = keep.copy()  # the pairs the search state still holds
     last = len(pairs) - len(add) // 2  # the pairs whose addition closed the cycles
     key = pairs[last:, 0] * ix.n + pairs[last:, 1]
-    slot = np.empty(len(pairs), np.int64)  # each pair's place in the adjacency (grouped by source)
-    slot[np.argsort(pairs[:, 0], kind="stable")] = np.arange(len(pairs))
     state = None
     cycle = first
     while batch.any():
@@ -600,7 +598,7 @@ def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, fir
             state = cycle_search(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, flat)
         gone = np.flatnonzero(alive & ~keep)
         alive = keep.copy()
-        start, adj, indeg, po_next = state
+        start, adj, indeg, po_next, slot = state
         found = cycle_after_removal(ix.n, start, adj, indeg, po_next, pairs[gone, 0].copy(), slot[gone],
                                     new[:, 0].copy(), new[:, 1].copy())
         if not len(found):
