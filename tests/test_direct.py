@@ -433,6 +433,36 @@ def test_the_cycle_through_a_refused_batch_is_a_cycle_through_it(rng: random.Ran
     assert all((a, b) in steps for a, b in zip(cycle, cycle[1:] + cycle[:1], strict=True))
 
 
+def test_a_first_pass_refutes_sc_only_where_the_search_does() -> None:
+    """``direct_sc.first_pass`` (one pass of the rules, no reasons), on random causal
+    and sc runs: when it refutes sc, ``solve_sc`` finds a conflict too; otherwise it
+    gives the closure of the read-from pairs, and ``solve_sc`` started from it answers
+    as from scratch.  Both cases occur."""
+    from fisheye.checker.engines.direct_order import Budget, Index, full_order, rf_edges
+    from fisheye.checker.engines.direct_sc import first_pass, solve_sc
+
+    refuted = kept = 0
+    for seed in range(80):
+        rng = random.Random(seed)
+        procs = rng.randint(2, 5)
+        h = (sc_history(rng, procs, rng.randint(4, 40), rng.randint(1, 3)) if seed % 4 == 0 else
+             cc_history(rng, procs, rng.randint(4, 40), rng.randint(1, 3), p_deliver=rng.random()))
+        ix = Index(h)
+        assert h.differentiated
+        rf = {r: ix.cands[r][0] for r in ix.reads}
+        hb = rf_edges(ix, rf)
+        got = first_pass(ix, hb, rf, Budget())
+        answer = solve_sc(ix, hb, rf, Budget())
+        if got is None:
+            refuted += 1
+            assert not isinstance(answer, tuple)
+        else:
+            kept += 1
+            assert got.clock == full_order(ix, hb.keys()).clock
+            assert solve_sc(ix, hb, rf, Budget(), got) == answer
+    assert refuted >= 5 and kept >= 5, (refuted, kept)
+
+
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.randoms(use_true_random=False))
 def test_the_cycles_after_removals_are_those_of_a_fresh_search(rng: random.Random) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .direct_cc import saturate_reads
+from .direct_cc import Reads, saturate_reads
 from .direct_order import (
     Budget,
     BudgetExhausted,
@@ -82,10 +82,33 @@ def _chain(ix: Index, order: DOrder, groups: list[list[int]]) -> Edges:
     return out
 
 
-def solve_sc(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budget
-             ) -> tuple[int, ...] | Conflict:
+def first_pass(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budget) -> DOrder | None:
+    """``closure(po ∪ edges)``, or None when it, or it with the orderings one pass of
+    the rules above derives on it, has a cycle (or a read of an initial value follows
+    a write to its register): then no legal sequence respects ``edges`` (the rules are
+    sound).  Said without the reasons a certificate needs: a first try of sc that gives
+    way to another search when sc fails (:mod:`.direct_search`) skips building them; on
+    the Algorithm 2 runs of ``bench/histgen.py`` (fisheye, 100,000 operations) the
+    root of :func:`solve_sc` fails at its first pass, at three times this cost."""
+    from .closure_kernel import LEGALITY, view_rules  # numba: loaded when first needed
+
+    budget.tick()
+    order = full_order(ix, edges.keys())
+    if order is None:
+        return None
+    given = Reads.of(list(rf), rf)
+    rows, m = view_rules(order.array, given.uids, given.sources, ix.reg_array, ix.proc_array, ix.idx_array,
+                         *ix.writer_arrays, True, True)
+    if m and (rows[0, 0] == LEGALITY or extend_order(ix, order, rows[:m, 1:3].ravel()) is None):
+        return None
+    return order
+
+
+def solve_sc(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budget,
+             order: DOrder | None = None) -> tuple[int, ...] | Conflict:
     """A legal sequence respecting ``edges`` and the process order, or the conflict of
-    the root (the first refutation found, for the certificate)."""
+    the root (the first refutation found, for the certificate); ``order``: the closure
+    of ``edges`` when known."""
     groups: dict[str, list[int]] = {}
     for u in range(ix.n):
         if ix.is_write[u]:
@@ -132,4 +155,4 @@ def solve_sc(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Budg
         return next((c for c in failed if c.reasons), Conflict(()))
 
     limit = [depth_limit(ix, len(edges))]
-    return go(dict(edges), None, {})
+    return go(dict(edges), order, {})

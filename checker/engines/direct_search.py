@@ -29,7 +29,7 @@ from fisheye.spec.witness import Witness
 from ..result import Reason
 from .direct_cc import build_view, check_views
 from .direct_order import Budget, BudgetExhausted, Conflict, Edges, Index, conflict_of, full_order, rf_edges
-from .direct_sc import solve_sc
+from .direct_sc import first_pass, solve_sc
 from .direct_sc_states import solve_sc_states
 from .direct_star import solve_star
 
@@ -125,9 +125,14 @@ class _Solver:
 
     def _sc_first(self, hb: Edges, rf: dict[int, int | None]) -> tuple[int, ...] | None:
         """The common case first: sc implies every model, and a serialisation is a compact
-        witness (one sequence instead of a view per process); a small budget."""
+        witness (one sequence instead of a view per process); a small budget, and no
+        more than :func:`.direct_sc.first_pass` when that refutes sc already."""
+        budget = self.budget.sub(100 + self.ix.n // 10)
         try:
-            seq = solve_sc(self.ix, hb, rf, self.budget.sub(100 + self.ix.n // 10))
+            order = first_pass(self.ix, hb, rf, budget)
+            if order is None:
+                return None
+            seq = solve_sc(self.ix, hb, rf, budget, order)
         except BudgetExhausted:
             return None
         return seq if isinstance(seq, tuple) else None
