@@ -607,7 +607,7 @@ def test_a_resumed_view_saturation_equals_the_saturation_from_scratch(
 def test_leaving_out_the_redundant_pairs_keeps_the_closure(data: st.DataObject) -> None:
     """``direct_order.redundant``: exactly the pairs its docstring names (implied through
     a neighbour in process order), and the closure of the pairs kept is the closure of
-    all."""
+    all; ``_lean`` keeps the others, in order."""
     from fisheye.checker.engines.direct_order import Index, full_order, redundant
 
     procs = data.draw(st.integers(1, 4))
@@ -634,3 +634,8 @@ def test_leaving_out_the_redundant_pairs_keeps_the_closure(data: st.DataObject) 
                     or (b > 0 and ix.po_next[b - 1] and (b - 1 == a or ix.precedes(whole, a, b - 1)))}
     kept = full_order(ix, [e for e in edges if e not in skip])
     assert kept is not None and kept.clock == whole.clock
+    # the search's lean closures: the pairs kept, in order, and the same closure
+    named = dict.fromkeys(edges, ("probe",))
+    lean = direct_star._lean(ix, named, whole)
+    assert lean.pairs.tolist() == [x for e in named if e not in skip for x in e]
+    assert lean.clock == whole.clock

@@ -364,17 +364,23 @@ def _extend(ix: Index, base: DOrder, add: np.ndarray, through: bool) -> DOrder |
 
 
 def redundant(ix: Index, edges: Iterable[tuple[int, int]], order: DOrder) -> set[tuple[int, int]]:
-    """Pairs of ``edges`` that ``closure(po ∪ edges)`` (``order``) implies through a
-    neighbour in process order: ``a``'s successor precedes or is ``b``, or ``a``
-    precedes or is ``b``'s predecessor.  Leaving them all out keeps the closure: the path
-    that implies such a pair runs strictly inside the interval from ``a`` to ``b``
-    (without ``a``, or without ``b``), so any left-out pair on it has a smaller
-    interval, and induction on the interval's size ends at pairs kept.  The closures of
-    the star search re-read their generating pairs, so fewer pairs make them cheaper."""
+    """The pairs of ``edges`` that :func:`redundant_mask` marks."""
     pairs = list(edges)
     if not pairs:
         return set()
-    flat = flat_pairs(pairs)
+    skip = redundant_mask(ix, flat_pairs(pairs), order)
+    return {pairs[i] for i in np.flatnonzero(skip).tolist()}
+
+
+def redundant_mask(ix: Index, flat: np.ndarray, order: DOrder) -> np.ndarray:
+    """Per pair of ``flat`` (``a0, b0, a1, b1, ...``): does ``closure(po ∪ pairs)``
+    (``order``) imply it through a neighbour in process order: ``a``'s successor
+    precedes or is ``b``, or ``a`` precedes or is ``b``'s predecessor.  Leaving them all
+    out keeps the closure: the path that implies such a pair runs strictly inside the
+    interval from ``a`` to ``b`` (without ``a``, or without ``b``), so any left-out pair
+    on it has a smaller interval, and induction on the interval's size ends at pairs
+    kept.  The closures of the star search re-read their generating pairs, so fewer
+    pairs make them cheaper."""
     a, b = flat[0::2], flat[1::2]
     arr, po_next, idx = order.array, ix.po_next_array, ix.idx_array
     k = ix.proc_array[a]
@@ -382,7 +388,7 @@ def redundant(ix: Index, edges: Iterable[tuple[int, int]], order: DOrder) -> set
     before_b = np.maximum(b - 1, 0)  # b's predecessor, where b > 0 and po_next[b - 1]
     skip = po_next[a] & ((after_a == b) | (idx[after_a] <= arr[b, k]))
     skip |= (b > 0) & po_next[before_b] & ((before_b == a) | (idx[a] <= arr[before_b, k]))
-    return {pairs[i] for i in np.flatnonzero(skip).tolist()}
+    return skip
 
 
 def conflict_of(ix: Index, edges: Mapping[tuple[int, int], Info], base: DOrder | None = None,
