@@ -433,6 +433,34 @@ def test_the_cycle_through_a_refused_batch_is_a_cycle_through_it(rng: random.Ran
     assert all((a, b) in steps for a, b in zip(cycle, cycle[1:] + cycle[:1], strict=True))
 
 
+def test_a_saturation_over_a_chain_map_adds_to_its_first_map() -> None:
+    """``direct_cc.saturate_reads`` on a ``ChainMap`` (a view's own edges over the
+    orientation's reasons in the star search) adds the orderings it derives to the
+    first map only, the same as on a plain dict, and reaches the same order."""
+    from collections import ChainMap
+
+    from fisheye.checker.engines.direct_cc import saturate_reads
+    from fisheye.checker.engines.direct_order import Budget, Index, full_order, rf_edges
+
+    derived = 0
+    for seed in range(10):
+        rng = random.Random(seed)
+        h = sc_history(rng, rng.randint(2, 4), rng.randint(10, 40), 2)
+        ix = Index(h)
+        rf = {r: ix.cands[r][0] for r in ix.reads}
+        hb = rf_edges(ix, rf)
+        order = full_order(ix, hb.keys())
+        plain = dict(hb)
+        want = saturate_reads(ix, plain, order, list(rf), rf, "S", Budget(), from_read=True, initial=True)
+        under = dict(hb)
+        chained = ChainMap({}, under)
+        got = saturate_reads(ix, chained, order, list(rf), rf, "S", Budget(), from_read=True, initial=True)
+        assert got.clock == want.clock and under == hb
+        assert chained.maps[0] == {e: info for e, info in plain.items() if e not in hb}
+        derived += len(chained.maps[0])
+    assert derived > 0
+
+
 def test_a_first_pass_refutes_sc_only_where_the_search_does() -> None:
     """``direct_sc.first_pass`` (one pass of the rules, no reasons), on random causal
     and sc runs: when it refutes sc, ``solve_sc`` finds a conflict too; otherwise it

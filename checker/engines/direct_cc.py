@@ -26,6 +26,7 @@ read-from map, cc is decided by one saturation per process: polynomial.
 
 from __future__ import annotations
 
+from collections import ChainMap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -128,7 +129,8 @@ def saturate_reads(ix: Index, E: Edges, order: DOrder, reads: Sequence[int] | Re
         for kind, a, b, r, w in found.tolist():
             new[(a, b)] = (("view", name) if kind == VIEW else ("forced", name, r) if kind == FORCED
                            else ("init", name) if kind == INITIAL else ("fr", name, r, w))
-        E.update(new)
+        # a ChainMap writes to its first map: updated directly (one call, not one per edge)
+        (E.maps[0] if isinstance(E, ChainMap) else E).update(new)
         if trail is not None:
             trail.add(graph, new)
         budget.tick()
