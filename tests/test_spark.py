@@ -634,10 +634,81 @@ def test_batch_files_round_trip_rows_and_encoded_states(tmp_path: Path) -> None:
     blobs[:] = [b"ab", b"", b"\x00xyz"]
     for states in (np.array([[1, -2], [3, 4], [5, 6]], dtype=np.int8), blobs):
         files.write_batch(str(tmp_path / "b"), (bfs.BATCH, fps, states, paths))
-        kind, f2, s2, p2 = files.read_batch(str(tmp_path / "b"))
+        [(kind, f2, s2, p2)] = files.read_batches(str(tmp_path / "b"))
         assert kind == bfs.BATCH and f2.tolist() == fps.tolist() and p2.tolist() == paths.tolist()
         assert s2.dtype == states.dtype and s2.tolist() == states.tolist()
     assert [p.name for p in tmp_path.iterdir()] == ["b"]        # no temporary file left
+
+
+class _InProcess:
+    """A stand-in for a SparkContext that runs the file exchange's level tasks in this
+    process, one shard after the other (what the exchange asks of Spark: a broadcast and
+    one job of one task per shard)."""
+
+    def __init__(self) -> None:
+        self.jobs = 0
+
+    def broadcast(self, value: Any) -> Any:
+        return type("Broadcast", (), {"value": value, "unpersist": lambda self: None})()
+
+    def parallelize(self, items: Any, n: int) -> Any:
+        context = self
+
+        class Job:
+            def mapPartitionsWithIndex(self, task: Any) -> Any:     # noqa: N802  (Spark's name)
+                return type("Result", (), {"collect": lambda _self: [
+                    out for k, item in enumerate(items) for out in task(k, iter([item]))]})()
+
+            def reduceByKey(self, *_a: Any) -> Any:                  # noqa: N802  (the groups:
+                return type("Groups", (), {"values": lambda _self: None})()   # not checked here)
+
+        context.jobs += 1
+        return Job()
+
+
+@pytest.mark.parametrize("kernel", ["compiled", "python"])
+def test_file_batches_of_several_records_give_the_local_report(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, kernel: str) -> None:
+    """Every level through the file exchange (run in process), a destination's successors
+    written as records of at most ``BATCH_STATES`` states appended to one file and read
+    back record by record: the local engine's search."""
+    from fisheye.checker.spark import files
+
+    lctx, sctx = (make_context(PUBLISHED, "p0:p1", variant="published") for _ in range(2))
+    local = local_explore(lctx, ReportBuilder(lctx, "protocol"), kernel=kernel)
+    monkeypatch.setattr(bfs, "BATCH_STATES", 3)
+    records: list[int] = []
+    read = files.read_batches
+
+    def counted(path: str) -> Iterator[tuple]:
+        batches = list(read(path))
+        records.append(len(batches))
+        assert all(0 < len(b[1]) <= 3 for b in batches)
+        return iter(batches)
+
+    monkeypatch.setattr(files, "read_batches", counted)
+    sc = _InProcess()
+    exchange = files.FileExchange(sc, sctx, 2, kernel, str(tmp_path))
+    try:
+        run = bfs.run(sc, sctx, partitions=2, driver_width=0, kernel=kernel, exchange=exchange)
+    finally:
+        exchange.close()
+    assert (run.states, run.transitions, run.max_depth, run.complete) == (
+        local["states"], local["transitions"], local["max_depth"], True)
+    assert sc.jobs > run.max_depth and max(records) > 1       # every level a job; files of many records
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_failed_level_task_leaves_no_temporary_batch_file(tmp_path: Path) -> None:
+    from fisheye.checker.spark import files
+
+    batch = (bfs.BATCH, np.array([1], np.uint64), np.zeros((1, 2), np.int16), np.zeros((1, 1), np.uint8))
+    out = files._BatchFiles()
+    assert out.append(str(tmp_path / "a"), batch) and not out.append(str(tmp_path / "a"), batch)
+    assert out.append(str(tmp_path / "b"), batch)           # "a" closed and renamed into place
+    out.abort()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
+    assert [len(b[1]) for b in files.read_batches(str(tmp_path / "a"))] == [1, 1]
 
 
 def interrupt_driver_during(generation: int, driver: int) -> Any:

@@ -7,10 +7,13 @@ generation in a directory of its own under the run's directory:
 
 * ``shard-K``: shard ``K``'s record -- its terminal groups (pickled: few Python objects),
   then its visited fingerprints (``numpy.save`` of the sorted ``uint64`` array);
-* ``batch-S-K``: the candidate states that source ``S`` sends to shard ``K`` -- raw arrays
+* ``batch-S-K``: the candidate states that source ``S`` sends to shard ``K``, as records
+  of at most :data:`~fisheye.checker.spark.bfs.BATCH_STATES` states, each raw arrays
   (``numpy.save`` one after the other): the fingerprints, the paths, the states (the
   kernel's rows; or the encoded states as their lengths and their concatenated bytes).
-  No per-state object is pickled.
+  No per-state object is pickled.  Records of a bounded size keep the task's buffers
+  small and reused, where one record per destination had the gather of a wide level
+  fault in hundreds of megabytes of fresh pages each level.
 
 A level is one Spark job of one task per shard over ``parallelize(range(N), N)``: task
 ``K`` reads its record and the batches addressed to it, runs :func:`bfs.step
@@ -29,7 +32,6 @@ from __future__ import annotations
 import os
 import pickle
 import shutil
-import sys
 import tempfile
 import time
 import uuid
@@ -94,35 +96,77 @@ def read_shard(path: str) -> tuple:
     return (SHARD, visited, groups)
 
 
-def write_batch(path: str, payload: tuple) -> None:
+def append_batch(f: BinaryIO, payload: tuple) -> None:
+    """One batch record at the end of ``f``: raw arrays, one after the other."""
     _, fps, states, paths = payload
-
-    def fill(f: BinaryIO) -> None:
-        blobs = states.dtype == object
-        np.save(f, np.array(BLOBS if blobs else ROWS, dtype=np.int8))
-        np.save(f, fps)
-        np.save(f, paths)
-        if blobs:
-            items = states.tolist()
-            np.save(f, np.fromiter(map(len, items), dtype=np.int64, count=len(items)))
-            np.save(f, np.frombuffer(b"".join(items), dtype=np.uint8))
-        else:
-            np.save(f, states)
-    _write(path, fill)
+    blobs = states.dtype == object
+    np.save(f, np.array(BLOBS if blobs else ROWS, dtype=np.int8))
+    np.save(f, fps)
+    np.save(f, paths)
+    if blobs:
+        items = states.tolist()
+        np.save(f, np.fromiter(map(len, items), dtype=np.int64, count=len(items)))
+        np.save(f, np.frombuffer(b"".join(items), dtype=np.uint8))
+    else:
+        np.save(f, states)
 
 
-def read_batch(path: str) -> tuple:
+def write_batch(path: str, payload: tuple) -> None:
+    _write(path, lambda f: append_batch(f, payload))
+
+
+def read_batches(path: str) -> Iterator[tuple]:
+    """The batch records of the file ``path``, in order."""
     with open(path, "rb") as f:
-        kind = int(np.load(f))
-        fps, paths = np.load(f), np.load(f)
-        if kind == ROWS:
-            states = np.load(f)
-        else:
-            lengths, data = np.load(f), np.load(f).tobytes()
-            ends = np.cumsum(lengths).tolist()
-            states = np.empty(len(ends), dtype=object)
-            states[:] = [data[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
-    return (BATCH, fps, states, paths)
+        end = os.fstat(f.fileno()).st_size
+        while f.tell() < end:
+            kind = int(np.load(f))
+            fps, paths = np.load(f), np.load(f)
+            if kind == ROWS:
+                states = np.load(f)
+            else:
+                lengths, data = np.load(f), np.load(f).tobytes()
+                ends = np.cumsum(lengths).tolist()
+                states = np.empty(len(ends), dtype=object)
+                states[:] = [data[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+            yield (BATCH, fps, states, paths)
+
+
+class _BatchFiles:
+    """The batch files a level's task writes, destination after destination: the records
+    of one file appended as they come (each under its temporary name until the next
+    destination starts, then renamed into place)."""
+
+    def __init__(self) -> None:
+        self.path: str | None = None
+        self.tmp = ""
+        self.f: BinaryIO | None = None
+
+    def append(self, path: str, payload: tuple) -> bool:
+        """Append a record to ``path``'s file; True if it is a new file."""
+        new = path != self.path
+        if new:
+            self.close()
+            self.path, self.tmp = path, f"{path}.{uuid.uuid4().hex}.tmp"
+            self.f = open(self.tmp, "wb")  # noqa: SIM115  (closed by close or abort)
+        assert self.f is not None
+        append_batch(self.f, payload)
+        return new
+
+    def close(self) -> None:
+        if self.f is not None and self.path is not None:
+            self.f.close()
+            os.replace(self.tmp, self.path)
+        self.path, self.f = None, None
+
+    def abort(self) -> None:
+        if self.f is not None:
+            self.f.close()
+            try:
+                os.remove(self.tmp)
+            except OSError:
+                pass
+        self.path, self.f = None, None
 
 
 # ---- the level task, on an executor ---------------------------------------------------------------
@@ -143,7 +187,8 @@ def read_records(root: str, gen: int, k: int, senders: Iterable[int]) -> Iterato
     """Shard ``k``'s input at generation ``gen``: its record, then the batches of ``senders``."""
     yield k, read_shard(shard_path(root, gen, k))
     for src in senders:
-        yield k, read_batch(batch_path(root, gen, src, k))
+        for batch in read_batches(batch_path(root, gen, src, k)):
+            yield k, batch
 
 
 @dataclass(frozen=True)
@@ -166,16 +211,22 @@ class LevelTask:
         written = []
         out = self.gen + 1
         records = read_records(self.root, self.gen, index, self.senders[index])
-        for dst, payload in step(ctx, index, self.n, records, counters, self.expand, self.kernel,
-                                 batch_states=sys.maxsize):
-            if payload[0] == SHARD:
-                path = shard_path(self.root, out, index)
-                write_shard(path, payload[1], payload[2])
-            else:
-                path = batch_path(self.root, out, index, dst)
-                write_batch(path, payload)
-                sent[dst] = len(payload[1])
-            written.append(path)
+        batches = _BatchFiles()
+        try:
+            for dst, payload in step(ctx, index, self.n, records, counters, self.expand, self.kernel):
+                if payload[0] == SHARD:
+                    path = shard_path(self.root, out, index)
+                    write_shard(path, payload[1], payload[2])
+                    written.append(path)
+                else:
+                    path = batch_path(self.root, out, index, dst)
+                    if batches.append(path, payload):
+                        written.append(path)
+                    sent[dst] += len(payload[1])
+            batches.close()
+        except BaseException:
+            batches.abort()
+            raise
         if self.on_written is not None:
             self.on_written(self.gen, index, written)
         freeze_survivors()
