@@ -671,12 +671,15 @@ def test_file_batches_of_several_records_give_the_local_report(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, kernel: str) -> None:
     """Every level through the file exchange (run in process), a destination's successors
     written as records of at most ``BATCH_STATES`` states appended to one file and read
-    back record by record: the local engine's search."""
+    back record by record, the shards' visited sets written and read split: the local
+    engine's search."""
+    from fisheye.checker.explore import store
     from fisheye.checker.spark import files
 
     lctx, sctx = (make_context(PUBLISHED, "p0:p1", variant="published") for _ in range(2))
     local = local_explore(lctx, ReportBuilder(lctx, "protocol"), kernel=kernel)
     monkeypatch.setattr(bfs, "BATCH_STATES", 3)
+    monkeypatch.setattr(store, "SPLIT_FROM", 16)             # the shards' files hold split sets
     records: list[int] = []
     read = files.read_batches
 

@@ -7,6 +7,7 @@ search through it gives the plain report; its checkpoint file is the plain array
 
 from __future__ import annotations
 
+import io
 import pickle
 
 import numpy as np
@@ -144,6 +145,16 @@ def test_a_saved_visited_set_is_a_plain_sorted_array_and_loads_back(monkeypatch,
     assert np.array_equal(back.keys(), keys) and back.known(keys).all()
     copied = pickle.loads(pickle.dumps(back))            # (a Spark shard in the shuffle)
     assert np.array_equal(copied.keys(), keys) and (copied.split is None) == (back.split is None)
+    stream = io.BytesIO()                                 # (a Spark shard's file)
+    back.write(stream)
+    header = 128                                          # (each array's .npy header)
+    assert stream.tell() == header + 1 + (header + 8 * keys.size if back.split is None else
+                                          header + 8 + header + back.split.starts.nbytes
+                                          + 2 * header + 6 * keys.size)
+    stream.seek(0)
+    read = store.FingerprintSet.read(stream)
+    assert (read.split is None) == (back.split is None) and np.array_equal(read.keys(), keys)
+    assert read.known(keys).all() and not read.known(keys + np.uint64(1)).any()
     with open(path, "wb") as f:
         np.save(f, keys.astype(np.int64))
     with pytest.raises(ValueError, match="not a visited set"):

@@ -125,6 +125,24 @@ class FingerprintSet:
             self.split, self.small = split_keys(self.small), np.zeros(0, dtype=np.uint64)
         self.split = merge_split(self.split, new)
 
+    def write(self, f: Any) -> None:
+        """The set as it is held, to the binary stream ``f`` (:meth:`read` reads it back):
+        8 bytes a key while small, 6 and the directory once split."""
+        np.save(f, np.array([self.split is not None], dtype=np.int8))
+        if self.split is None:
+            np.save(f, self.small)
+        else:
+            self.split.write(f)
+
+    @classmethod
+    def read(cls, f: Any) -> FingerprintSet:
+        out = cls()
+        if int(np.load(f)[0]):
+            out.split = SplitKeys.read(f)
+        else:
+            out.small = np.load(f)
+        return out
+
     def _read(self, f: Any, total: int) -> None:
         """Hold the ``total`` sorted keys read from ``f`` (raw ``uint64``), a piece at a
         time."""

@@ -6,7 +6,9 @@ Level ``g`` reads generation ``g`` of the files and writes generation ``g + 1``,
 generation in a directory of its own under the run's directory:
 
 * ``shard-K``: shard ``K``'s record -- its terminal groups (pickled: few Python objects),
-  then its visited fingerprints (``numpy.save`` of the sorted ``uint64`` array);
+  then its visited fingerprints as the shard holds them
+  (:meth:`~fisheye.checker.explore.store.FingerprintSet.write`: 6 bytes a state once
+  split, read back straight into memory maps);
 * ``batch-S-K``: the candidate states that source ``S`` sends to shard ``K``, as records
   of at most :data:`~fisheye.checker.spark.bfs.BATCH_STATES` states, each raw arrays
   (``numpy.save`` one after the other): the fingerprints, the paths, the states (the
@@ -80,7 +82,7 @@ def _write(path: str, fill: Callable[[BinaryIO], None]) -> None:
 def write_shard(path: str, visited: FingerprintSet, groups: dict) -> None:
     def fill(f: BinaryIO) -> None:
         pickle.dump(groups, f, _PROTO)
-        np.save(f, visited.keys())
+        visited.write(f)
     _write(path, fill)
 
 
@@ -92,7 +94,7 @@ def read_groups(path: str) -> dict:
 def read_shard(path: str) -> tuple:
     with open(path, "rb") as f:
         groups = pickle.load(f)
-        visited = FingerprintSet.of(np.load(f))
+        visited = FingerprintSet.read(f)
     return (SHARD, visited, groups)
 
 
