@@ -70,9 +70,9 @@ def _grown(area: mmap.mmap, nbytes: int) -> mmap.mmap:
         return out
 
 
-def _read_into_map(f: BinaryIO, dtype: type) -> tuple[mmap.mmap, int]:
-    """A one-dimensional ``.npy`` array of ``dtype`` read from ``f`` into a new memory map;
-    its length."""
+def read_vector_header(f: BinaryIO, dtype: type) -> int:
+    """The length of the one-dimensional ``.npy`` array of ``dtype`` whose header is read
+    from ``f`` (its data follows); ValueError, saying what is there, for anything else."""
     version = np.lib.format.read_magic(f)
     header = {(1, 0): np.lib.format.read_array_header_1_0,
               (2, 0): np.lib.format.read_array_header_2_0}.get(version)
@@ -81,7 +81,14 @@ def _read_into_map(f: BinaryIO, dtype: type) -> tuple[mmap.mmap, int]:
     shape, _, found = header(f)
     if found != np.dtype(dtype) or len(shape) != 1:
         raise ValueError(f"an array of {found}, shape {shape}")
-    nbytes = shape[0] * np.dtype(dtype).itemsize
+    return int(shape[0])
+
+
+def _read_into_map(f: BinaryIO, dtype: type) -> tuple[mmap.mmap, int]:
+    """A one-dimensional ``.npy`` array of ``dtype`` read from ``f`` into a new memory map;
+    its length."""
+    size = read_vector_header(f, dtype)
+    nbytes = size * np.dtype(dtype).itemsize
     area = _mapped(nbytes)
     view, got = memoryview(area), 0
     while got < nbytes:
@@ -90,7 +97,7 @@ def _read_into_map(f: BinaryIO, dtype: type) -> tuple[mmap.mmap, int]:
             raise ValueError("a truncated array")
         got += n
     view.release()
-    return area, shape[0]
+    return area, size
 
 
 @dataclass(frozen=True, eq=False)

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engines.lookup_kernel import SplitBuilder, SplitKeys, merge_split, split_keys
+from ..engines.lookup_kernel import SplitBuilder, SplitKeys, merge_split, read_vector_header, split_keys
 from .codec import fingerprint
 
 NO_PARENT = 0xFFFF
@@ -174,16 +174,12 @@ class FingerprintSet:
     def load(self, path: str) -> None:
         """The keys :meth:`save` wrote (read a piece at a time)."""
         with open(path, "rb") as f:
-            version = np.lib.format.read_magic(f)
-            header = {(1, 0): np.lib.format.read_array_header_1_0,
-                      (2, 0): np.lib.format.read_array_header_2_0}.get(version)
-            if header is None:
-                raise ValueError(f"{path}: not a visited set (.npy version {version})")
-            shape, _, dtype = header(f)
-            if dtype != np.dtype(np.uint64) or len(shape) != 1:
-                raise ValueError(f"{path}: not a visited set (an array of {dtype}, shape {shape})")
+            try:
+                size = read_vector_header(f, np.uint64)
+            except ValueError as e:
+                raise ValueError(f"{path}: not a visited set ({e})") from None
             self.small, self.split = np.zeros(0, dtype=np.uint64), None
-            self._read(f, shape[0])
+            self._read(f, size)
 
 
 class SortedRuns:
