@@ -155,6 +155,12 @@ def test_a_saved_visited_set_is_a_plain_sorted_array_and_loads_back(monkeypatch,
     read = store.FingerprintSet.read(stream)
     assert (read.split is None) == (back.split is None) and np.array_equal(read.keys(), keys)
     assert read.known(keys).all() and not read.known(keys + np.uint64(1)).any()
+    with open(path, "rb") as f:
+        whole = f.read()
+    with open(path, "wb") as f:
+        f.write(whole[:-8])                               # one key short: never a smaller set
+    with pytest.raises(ValueError, match="truncated"):
+        back.load(path)
     with open(path, "wb") as f:
         np.save(f, keys.astype(np.int64))
     with pytest.raises(ValueError, match="not a visited set"):

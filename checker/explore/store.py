@@ -143,17 +143,6 @@ class FingerprintSet:
             out.small = np.load(f)
         return out
 
-    def _read(self, f: Any, total: int) -> None:
-        """Hold the ``total`` sorted keys read from ``f`` (raw ``uint64``), a piece at a
-        time."""
-        if total < SPLIT_FROM:
-            self._assign(np.fromfile(f, dtype=np.uint64, count=total))
-            return
-        builder = SplitBuilder(total)
-        while builder.filled < total:
-            builder.add(np.fromfile(f, dtype=np.uint64, count=min(SAVE_PIECE, total - builder.filled)))
-        self.split = builder.build()
-
     @property
     def nbytes(self) -> int:
         """The bytes that hold the visited keys (the directory's included)."""
@@ -179,7 +168,20 @@ class FingerprintSet:
             except ValueError as e:
                 raise ValueError(f"{path}: not a visited set ({e})") from None
             self.small, self.split = np.zeros(0, dtype=np.uint64), None
-            self._read(f, size)
+
+            def piece(count: int) -> np.ndarray:
+                keys = np.fromfile(f, dtype=np.uint64, count=count)
+                if keys.size < count:
+                    raise ValueError(f"{path}: not a visited set (truncated: {size:,} keys announced)")
+                return keys
+
+            if size < SPLIT_FROM:
+                self._assign(piece(size))
+                return
+            builder = SplitBuilder(size)                   # (a piece at a time)
+            while builder.filled < size:
+                builder.add(piece(min(SAVE_PIECE, size - builder.filled)))
+            self.split = builder.build()
 
 
 class SortedRuns:
