@@ -44,6 +44,7 @@ from .check_batch import (
 )
 from .outputs import require_writable
 from .plain import models_help, parse_size
+from .process_end import hold_until_exit
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -188,6 +189,7 @@ def run_one(args: argparse.Namespace, path: str) -> int:
         raise UsageError(f"--nil-read applies only to Jepsen histories (EDN or log), and "
                          f"{imported.source} is JSON")
     result = check_history(args, history, imported.source, deadline)
+    hold_until_exit(history, imported, result)
     if args.json:
         out = result.to_json(history)
         out["input"] = input_json(imported)

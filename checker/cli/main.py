@@ -23,6 +23,7 @@ from typing import Any, TextIO
 from fisheye.spec.history import HistoryError
 
 from ..errors import UsageError
+from .process_end import end_at_exit, returned
 
 COMMANDS = {
     "check": "decide whether histories are consistent under a model",
@@ -111,14 +112,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     # numpy's import (about 30 ms of CPU per command on two cores, more on larger machines).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if argv is None:
-        # Run as the program (the arguments are sys.argv's): what is alive at exit is frozen
-        # first, so that the interpreter's last collection does not traverse every module
-        # and object the command loaded only to drop them with the process.
+        # Run as the program (the arguments are sys.argv's): the process ends without
+        # freeing what the command loaded (.process_end); should it end as usual after
+        # all, what is alive at exit is frozen first, so that the interpreter's last
+        # collection does not traverse every module and object only to drop them.
+        end_at_exit()
         atexit.register(gc.freeze)
     stdout = sys.stdout
     sys.stdout = guarded = ClosedPipeTolerant(stdout)  # type: ignore[assignment]
     try:
-        return _run(argv)
+        return returned(_run(argv))
     finally:
         guarded.flush()  # a pipe closed before the last flush is seen here, not at exit
         sys.stdout = stdout
