@@ -11,10 +11,11 @@ both on the lin suite and on random histories.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from operator import attrgetter
+from typing import Any
 
 import numpy as np
 
@@ -60,6 +61,7 @@ class Columns:
 def columns(history: History) -> Columns:
     """The :class:`Columns` of a timed history (one pass per field over its operations)."""
     ops = history.ops
+    n = len(ops)
     registers = tuple(sorted({op.register for op in ops}))
     initial = [history.initial_value(r) for r in registers]
     values_new = list(map(attrgetter("value"), ops))
@@ -67,22 +69,25 @@ def columns(history: History) -> Columns:
     distinct = dict.fromkeys([*initial, *values_new, *values_old])
     distinct.pop(None, None)  # the old of a read or write
     ids = {v: k for k, v in enumerate(distinct)}
-    kind = np.array(list(map(_KINDS.__getitem__, map(attrgetter("kind"), ops))), np.int64)
-    new = np.array(list(map(ids.__getitem__, values_new)), np.int64)
-    cas_old = np.array(list(map(ids.get, values_old, repeat(-1))), np.int64)
-    complete = np.array(list(map(attrgetter("complete"), ops)), np.float64)  # None: nan
-    complete[np.isnan(complete)] = np.inf
+
+    def column(values: Iterable[Any], dtype: type) -> np.ndarray:
+        return np.fromiter(values, dtype, n)
+
+    kind = column(map(_KINDS.__getitem__, map(attrgetter("kind"), ops)), np.int64)
+    new = column(map(ids.__getitem__, values_new), np.int64)
+    cas_old = column(map(ids.get, values_old, repeat(-1)), np.int64)
+    complete = column((np.inf if t is None else t for t in map(attrgetter("complete"), ops)), np.float64)
     pindex = {p: i for i, p in enumerate(history.processes)}
     rindex = {r: i for i, r in enumerate(registers)}
     return Columns(
-        process=np.array(list(map(pindex.__getitem__, map(attrgetter("process"), ops))), np.int64),
-        invoke=np.array(list(map(attrgetter("invoke"), ops)), np.float64),
+        process=column(map(pindex.__getitem__, map(attrgetter("process"), ops)), np.int64),
+        invoke=column(map(attrgetter("invoke"), ops), np.float64),
         complete=complete,
         kind=kind,
-        register=np.array(list(map(rindex.__getitem__, map(attrgetter("register"), ops))), np.int64),
+        register=column(map(rindex.__getitem__, map(attrgetter("register"), ops)), np.int64),
         new=new,
         old=np.where(kind == R, new, cas_old),
-        maybe=np.array(list(map(attrgetter("maybe"), ops)), np.bool_),
+        maybe=column(map(attrgetter("maybe"), ops), np.bool_),
         initial=np.array([ids[v] for v in initial], np.int64),
         registers=registers,
         n_values=len(ids),
