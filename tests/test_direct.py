@@ -433,6 +433,49 @@ def test_the_cycle_through_a_refused_batch_is_a_cycle_through_it(rng: random.Ran
     assert all((a, b) in steps for a, b in zip(cycle, cycle[1:] + cycle[:1], strict=True))
 
 
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.randoms(use_true_random=False))
+def test_a_closure_extended_row_by_row_is_the_fresh_closure(rng: random.Random) -> None:
+    """``closure_kernel.extend_closure`` (compiled and Python): from the clocks of an
+    acyclic relation and a few new pairs, the clocks of the fresh closure and the rows
+    that differ from the base's (status 0), status 1 exactly when the new pairs close a
+    cycle (with no limit), and status 2 when it would take more rows than its limit
+    (fewer than it raises); ``extend_order``
+    and ``extend_or_conflict``, which use it, give the fresh closure too."""
+    import numpy as np
+
+    from fisheye.checker.engines.closure_kernel import closure, extend_closure
+    from fisheye.checker.engines.direct_order import Index, extend_order, flat_pairs, full_order
+
+    h = sc_history(rng, rng.randint(1, 5), rng.randint(2, 16), 2)
+    ix = Index(h)
+    n = len(h.ops)
+    base = full_order(ix, pairs_along(rng, interleaving(rng, h), n))
+    assert base is not None
+    new = [(a, b) for a, b in ((rng.randrange(n), rng.randrange(n)) for _ in range(rng.randint(1, 4)))
+           if a != b]
+    if not new:
+        return
+    add = flat_pairs(new)
+    flat = np.concatenate((base.pairs, add))
+    fresh, cycle = closure(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, flat)
+    for extend in (extend_closure, extend_closure.py_func):
+        clock, raised, status = extend(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, base.array,
+                                       flat, add[0::2].copy(), add[1::2].copy(), 10**9)
+        assert status == (1 if len(cycle) else 0)
+        if not len(cycle):
+            assert clock.tolist() == fresh.tolist()
+            assert raised.tolist() == (fresh != base.array).any(axis=1).tolist()
+            grown = int(raised.sum())
+            if grown:  # one row fewer than it raises: cut short
+                assert extend(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, base.array, flat,
+                              add[0::2].copy(), add[1::2].copy(), grown - 1)[2] == 2
+    got = extend_order(ix, base, new)
+    assert (got is None) == bool(len(cycle))
+    if got is not None:
+        assert got.array.tolist() == fresh.tolist()
+
+
 def test_a_saturation_over_a_chain_map_adds_to_its_first_map() -> None:
     """``direct_cc.saturate_reads`` on a ``ChainMap`` (a view's own edges over the
     orientation's reasons in the star search) adds the orderings it derives to the

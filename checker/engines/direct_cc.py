@@ -109,14 +109,27 @@ def saturate_reads(ix: Index, E: Edges, order: DOrder, reads: Sequence[int] | Re
     (:func:`.closure_kernel.view_rules`; ``initial``: sc's rule for reads of the initial
     value), the orderings it derives are added to ``E`` (in place) as one batch,
     recorded in ``trail`` under ``graph``, and the order closed again, until a pass
-    derives nothing."""
-    from .closure_kernel import FORCED, INITIAL, LEGALITY, VIEW, view_rules  # numba: loaded when first needed
+    derives nothing.  A pass after a closure extended row by row visits only the reads
+    whose premises the rows that grew may change (``view_rules``' pass since the last)."""
+    from .closure_kernel import (  # numba: loaded when first needed
+        EVERY_ROW,
+        FORCED,
+        INITIAL,
+        LEGALITY,
+        NO_ANSWERS,
+        UNKNOWN,
+        VIEW,
+        view_rules,
+    )
 
     given = reads if isinstance(reads, Reads) else Reads.of(reads, sources)
     rs, src = given.uids, given.sources
+    raised = EVERY_ROW
+    # per read and writer of its register, the from-read rule's write (view_rules)
+    answers = np.full((len(rs), ix.writers_per_register), UNKNOWN, np.int64) if from_read else NO_ANSWERS
     while True:
         rows, m = view_rules(order.array, rs, src, ix.reg_array, ix.proc_array, ix.idx_array,
-                             *ix.writer_arrays, from_read, initial)
+                             *ix.writer_arrays, from_read, initial, raised, answers)
         if not m:
             return order
         found = rows[:m]
@@ -137,6 +150,8 @@ def saturate_reads(ix: Index, E: Edges, order: DOrder, reads: Sequence[int] | Re
         got = extend_or_conflict(ix, E, order, found[:, 1:3].ravel())
         if isinstance(got, Conflict):
             return got
+        grown = got.raised_since(order)
+        raised = EVERY_ROW if grown is None else grown
         order = got
 
 

@@ -90,7 +90,7 @@ def first_pass(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Bu
     way to another search when sc fails (:mod:`.direct_search`) skips building them; on
     the Algorithm 2 runs of ``bench/histgen.py`` (fisheye, 100,000 operations) the
     root of :func:`solve_sc` fails at its first pass, at three times this cost."""
-    from .closure_kernel import LEGALITY, view_rules  # numba: loaded when first needed
+    from .closure_kernel import EVERY_ROW, LEGALITY, NO_ANSWERS, view_rules  # numba: loaded when first needed
 
     budget.tick()
     order = full_order(ix, edges.keys())
@@ -98,7 +98,7 @@ def first_pass(ix: Index, edges: Edges, rf: Mapping[int, int | None], budget: Bu
         return None
     given = Reads.of(list(rf), rf)
     rows, m = view_rules(order.array, given.uids, given.sources, ix.reg_array, ix.proc_array, ix.idx_array,
-                         *ix.writer_arrays, True, True)
+                         *ix.writer_arrays, True, True, EVERY_ROW, NO_ANSWERS)
     if m and (rows[0, 0] == LEGALITY or extend_order(ix, order, rows[:m, 1:3].ravel()) is None):
         return None
     return order
