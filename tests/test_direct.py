@@ -540,7 +540,8 @@ def test_the_cycles_after_removals_are_those_of_a_fresh_search(rng: random.Rando
     """``cycle_after_removal`` (compiled and Python), taking pairs out of a relation
     bit by bit and resuming Kahn's algorithm, finds after each step the cycle that
     ``cycle_through`` finds on the relation less every pair taken out so far, with
-    the same pairs to start from."""
+    the same pairs to start from (skipping those an earlier step found with no way
+    back)."""
     import numpy as np
 
     from fisheye.checker.engines.closure_kernel import cycle_after_removal, cycle_search, cycle_through
@@ -563,13 +564,16 @@ def test_the_cycles_after_removals_are_those_of_a_fresh_search(rng: random.Rando
         assert adj[slot].tolist() == pairs[:, 1].tolist()  # each pair's place in the adjacency
         keep = np.ones(len(pairs), np.bool_)
         alive = keep.copy()
+        space = (np.full(n + 1, -1, np.int64), np.empty(n + 1, np.int64), np.empty(n + 1, np.int64),
+                 np.zeros(1, np.int64), np.zeros(len(pairs), np.bool_))
         for _ in range(4):
             keep &= np.array([rng.random() < 0.8 for _ in range(len(pairs))], np.bool_)
             gone = np.flatnonzero(alive & ~keep)
             alive = keep.copy()
-            new = pairs[last:][keep[last:]]
+            new_ids = last + np.flatnonzero(keep[last:])
+            new = pairs[new_ids]
             got = after(ix.n, start, adj, indeg, po_next, pairs[gone, 0].copy(), slot[gone],
-                        new[:, 0].copy(), new[:, 1].copy())
+                        new[:, 0].copy(), new[:, 1].copy(), new_ids, *space)
             fresh = cycle_through(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array,
                                   pairs[keep].ravel(), new[:, 0].copy(), new[:, 1].copy())
             assert got.tolist() == fresh.tolist()

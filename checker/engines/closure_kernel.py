@@ -141,22 +141,33 @@ def closure(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.n
     return clock, _cycle(n, start, adj, po_next, indeg)
 
 
-@_kernel("int64[:](int64, int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:])")
+@_kernel("int64[:](int64, int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:], int64[:], int64[:], "
+         "int64[:], int64[:], int64[:], boolean[:])")
 def _cycle_through_new(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.ndarray, indeg: np.ndarray,
-                       new_src: np.ndarray, new_dst: np.ndarray) -> np.ndarray:
+                       new_src: np.ndarray, new_dst: np.ndarray, new_ids: np.ndarray, seen: np.ndarray,
+                       parent: np.ndarray, queue: np.ndarray, stamp: np.ndarray, hopeless: np.ndarray
+                       ) -> np.ndarray:
     """Among the operations Kahn's algorithm left (``indeg > 0``), the cycle of
     :func:`cycle_through`: a breadth-first search from the end of each new pair, in the
-    order given, until one reaches back to its start; else :func:`_cycle`."""
-    seen = np.full(n, -1, np.int64)  # the try that reached the operation
-    parent = np.empty(n, np.int64)
-    queue = np.empty(n, np.int64)
+    order given, until one reaches back to its start; else :func:`_cycle`.  ``seen``
+    (``n`` entries), ``parent`` and ``queue``: work space, ``seen`` holding per
+    operation the try that last reached it (a number below ``stamp[0]``: the tries of
+    a call are numbered from ``stamp[0]``, which then moves past them).  ``hopeless``,
+    unless empty: per pair id (``new_ids[i]`` for the ``i``-th new pair), whether a
+    try of an earlier call on the same relation, less pairs taken out since, found no
+    way back; it finds none now either (taking pairs out only removes paths), so it is
+    skipped, and a try that finds none is marked."""
+    marks = hopeless.shape[0] > 0
+    first = stamp[0]
+    stamp[0] += new_src.shape[0]
     for i in range(new_src.shape[0]):
         a, b = new_src[i], new_dst[i]
-        if indeg[a] <= 0 or indeg[b] <= 0:
+        if indeg[a] <= 0 or indeg[b] <= 0 or (marks and hopeless[new_ids[i]]):
             continue
+        tag = first + i
         head, tail = 0, 1
         queue[0] = b
-        seen[b] = i
+        seen[b] = tag
         found = a == b
         while head < tail and not found:
             x = queue[head]
@@ -164,9 +175,9 @@ def _cycle_through_new(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.n
             last = start[x + 1] + (1 if po_next[x] else 0)
             for j in range(start[x], last):
                 y = adj[j] if j < start[x + 1] else x + 1
-                if indeg[y] <= 0 or seen[y] == i:
+                if indeg[y] <= 0 or seen[y] == tag:
                     continue
-                seen[y] = i
+                seen[y] = tag
                 parent[y] = x
                 if y == a:
                     found = True
@@ -186,7 +197,18 @@ def _cycle_through_new(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.n
                 y = parent[y]
                 out[k] = y
             return out
+        if marks:
+            hopeless[new_ids[i]] = True
     return _cycle(n, start, adj, po_next, indeg)
+
+
+@_kernel("int64[:](int64, int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:])")
+def _cycle_through_once(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.ndarray, indeg: np.ndarray,
+                        new_src: np.ndarray, new_dst: np.ndarray) -> np.ndarray:
+    """:func:`_cycle_through_new` with fresh work space, nothing marked."""
+    return _cycle_through_new(n, start, adj, po_next, indeg, new_src, new_dst, np.empty(0, np.int64),
+                              np.full(n, -1, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
+                              np.zeros(1, np.int64), np.empty(0, np.bool_))
 
 
 @_kernel("int64[:](int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:])")
@@ -200,7 +222,7 @@ def cycle_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next
     _, indeg, placed = _kahn(n, width, proc, idx, po_next, start, adj, False)
     if placed == n:
         return np.empty(0, np.int64)
-    return _cycle_through_new(n, start, adj, po_next, indeg, new_src, new_dst)
+    return _cycle_through_once(n, start, adj, po_next, indeg, new_src, new_dst)
 
 
 @_kernel("Tuple((int64[:], int64[:], int64[:], boolean[:], int64[:]))"
@@ -227,10 +249,12 @@ def cycle_search(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next:
     return start, adj, indeg, ext, slot
 
 
-@_kernel("int64[:](int64, int64[:], int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:], int64[:])")
+@_kernel("int64[:](int64, int64[:], int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:], int64[:], "
+         "int64[:], int64[:], int64[:], int64[:], int64[:], boolean[:])")
 def cycle_after_removal(n: int, start: np.ndarray, adj: np.ndarray, indeg: np.ndarray, po_next: np.ndarray,
-                        src: np.ndarray, slots: np.ndarray, new_src: np.ndarray, new_dst: np.ndarray
-                        ) -> np.ndarray:
+                        src: np.ndarray, slots: np.ndarray, new_src: np.ndarray, new_dst: np.ndarray,
+                        new_ids: np.ndarray, seen: np.ndarray, parent: np.ndarray, queue: np.ndarray,
+                        stamp: np.ndarray, hopeless: np.ndarray) -> np.ndarray:
     """:func:`cycle_through` of the relation of :func:`cycle_search` less the pairs
     taken out so far, after taking out the pairs at the adjacency ``slots`` (sources
     ``src``): the state (``adj``, ``indeg``) is updated in place, and Kahn's algorithm
@@ -240,9 +264,12 @@ def cycle_after_removal(n: int, start: np.ndarray, adj: np.ndarray, indeg: np.nd
     those of a fresh pass (the operations Kahn's algorithm places do not depend on the
     order it places them in), each ``indeg`` the count of its pairs from those left,
     and successors come in the same order less the pairs taken out, so the cycle is
-    :func:`cycle_through`'s on the relation less those pairs."""
+    :func:`cycle_through`'s on the relation less those pairs.  ``new_ids`` to
+    ``hopeless``: :func:`_cycle_through_new`'s ids of the new pairs, work space (``n +
+    1`` entries each, ``seen`` all -1 and ``stamp`` 0 at the first call) and marks,
+    kept by the caller from one call to the next on the same state."""
     hole = n  # the placeholder of :func:`cycle_search`
-    stack = np.empty(n, np.int64)
+    stack = queue  # free until the breadth-first searches
     top = 0
     drop = np.empty(slots.shape[0], np.int64)
     m = 0
@@ -273,7 +300,8 @@ def cycle_after_removal(n: int, start: np.ndarray, adj: np.ndarray, indeg: np.nd
             if indeg[v] == 0:
                 stack[top] = v
                 top += 1
-    return _cycle_through_new(n + 1, start, adj, po_next, indeg, new_src, new_dst)
+    return _cycle_through_new(n + 1, start, adj, po_next, indeg, new_src, new_dst, new_ids, seen, parent,
+                              queue, stamp, hopeless)
 
 
 @_kernel("Tuple((int64[:, :], boolean[:], int64))"
@@ -357,7 +385,7 @@ def closure_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_ne
     clock, indeg, placed = _kahn(n, width, proc, idx, po_next, start, adj, True)
     if placed == n:
         return clock, np.empty(0, np.int64)
-    return clock, _cycle_through_new(n, start, adj, po_next, indeg, new_src, new_dst)
+    return clock, _cycle_through_once(n, start, adj, po_next, indeg, new_src, new_dst)
 
 
 @_kernel("int64[:, :](int64[:, :], int64)")

@@ -498,12 +498,12 @@ def _drop(ix: Index, batch: _Batch, lits: set[int], pairs: Sequence[tuple[int, i
     if gone:
         batch.pending[gone] = False
         return
-    near: set[int] = set()
+    near = np.zeros(ix.n, np.bool_)  # a mask: the batch's pairs are read through it at once
     for lit in lits:
         for u in pairs[abs(lit) - 1]:
             k = ix.proc_of[u]
-            near.update(x for x in range(max(u - NEAR, 0), min(u + NEAR + 1, ix.n)) if ix.proc_of[x] == k)
-    close = np.isin(batch.pairs, np.fromiter(near, np.int64, len(near))).any(axis=1) & batch.pending
+            near[[x for x in range(max(u - NEAR, 0), min(u + NEAR + 1, ix.n)) if ix.proc_of[x] == k]] = True
+    close = near[batch.pairs].any(axis=1) & batch.pending
     if close.any():
         batch.pending &= ~close
     else:
@@ -594,15 +594,20 @@ def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, fir
         steps = np.array([r.ops[:2] for r in cycle.reasons if len(r.ops) >= 2], np.int64).reshape(-1, 2)
         keep[last:] &= ~np.isin(key, steps[:, 0] * ix.n + steps[:, 1])
         keep[at:at + len(rows)] &= batch.pending[rows]
-        new = pairs[last:][keep[last:]]
+        new_ids = last + np.flatnonzero(keep[last:])
+        new = pairs[new_ids]
         budget.tick(0)
         if state is None:
             state = cycle_search(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, flat)
+            # the searches' work space and the pairs found with no way back, kept from one
+            # cycle to the next (cycle_after_removal)
+            space = (np.full(ix.n + 1, -1, np.int64), np.empty(ix.n + 1, np.int64),
+                     np.empty(ix.n + 1, np.int64), np.zeros(1, np.int64), np.zeros(len(pairs), np.bool_))
         gone = np.flatnonzero(alive & ~keep)
         alive = keep.copy()
         start, adj, indeg, po_next, slot = state
         found = cycle_after_removal(ix.n, start, adj, indeg, po_next, pairs[gone, 0].copy(), slot[gone],
-                                    new[:, 0].copy(), new[:, 1].copy())
+                                    new[:, 0].copy(), new[:, 1].copy(), new_ids, *space)
         if not len(found):
             return
         cycle = Conflict(cycle_reasons(ix, reasons, Cycle(tuple(found.tolist()))), reasons)
