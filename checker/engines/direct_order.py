@@ -15,7 +15,7 @@ from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import chain
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -128,11 +128,12 @@ class Trail:
         if cols is None:
             cols = self._cols[graph] = (array("q"), array("q"), array("q"))
         src, dst, stamps = cols
-        fresh = [e for e in new if e not in born]
-        born.update({e: (t, new[e]) for e in fresh})
-        src.extend([e[0] for e in fresh])
-        dst.extend([e[1] for e in fresh])
-        stamps.extend([t] * len(fresh))
+        fresh = [e for e in new if e not in born] if born else list(new)
+        born.update(zip(fresh, zip(repeat(t), map(new.__getitem__, fresh)), strict=True))
+        flat = flat_pairs(fresh)
+        src.frombytes(flat[0::2].tobytes())
+        dst.frombytes(flat[1::2].tobytes())
+        stamps.frombytes(np.full(len(fresh), t, np.int64).tobytes())
 
 
 _NO_COLUMNS = (array("q"), array("q"), array("q"))

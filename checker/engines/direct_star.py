@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections import ChainMap
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import islice
+from itertools import islice, repeat
 
 import numpy as np
 
@@ -252,15 +252,17 @@ def _orientation(m: _Merges, model: list[int]) -> Edges:
         return {}
     false = np.asarray(model[:m.count]) < 0
     start = m.row_start[:-1]
-    first = (start + np.add.reduceat(false, start)).tolist()  # the first true pair (the end: none)
-    c = m.second
-    out: Edges = {}
-    for a, f, s0, e0 in zip(m.row_a, first, start.tolist(), m.row_start[1:].tolist(), strict=True):
-        if f < e0:
-            out[(a, c[f])] = ("choice", f + 1)
-        if f > s0:
-            out[(c[f - 1], a)] = ("choice", -f)
-    return out
+    first = start + np.add.reduceat(false, start)  # the first true pair (the end: none)
+    # per row its two edges, in this order, and which of them it has
+    a = np.asarray(m.row_a, np.int64)
+    c = m.pair_array[:, 1]
+    after, before = first < m.row_start[1:], first > start
+    src = np.stack((a, c[np.maximum(first - 1, 0)]), axis=1)
+    dst = np.stack((c[np.minimum(first, m.count - 1)], a), axis=1)
+    lit = np.stack((first + 1, -first), axis=1)
+    has = np.stack((after, before), axis=1)
+    keys = zip(src[has].tolist(), dst[has].tolist(), strict=True)
+    return dict(zip(keys, zip(repeat("choice"), lit[has].tolist()), strict=True))
 
 
 def _refutation(m: _Merges, learned: int, first: Conflict) -> Conflict:
@@ -432,7 +434,7 @@ CHUNK = 150
 """Fewest chosen orientations added to a graph at a time by :func:`_check`."""
 
 
-def _chunks(chosen: Edges, rank: np.ndarray, n: int) -> list[Edges]:
+def _chunks(chosen: Edges, rank: np.ndarray, n: int) -> list[_Batch]:
     """``chosen`` in batches by the guessed time of their later end (earlier first):
     :data:`CHUNK` edges, or ``n`` on a history of ``n`` operations (each batch costs a
     closure of the whole history, and each retry of a batch after a conflict another;
@@ -442,11 +444,14 @@ def _chunks(chosen: Edges, rank: np.ndarray, n: int) -> list[Edges]:
     are best: on the Algorithm 2 runs of 10,000 and 100,000 operations, ``n`` and
     ``n / 2`` cost 10-30 % less CPU than ``n / 5``, ``n / 10`` more)."""
     size = max(CHUNK, n)
-    flat = flat_pairs(chosen.keys())
-    later = np.maximum(rank[flat[0::2]], rank[flat[1::2]]) if len(flat) else flat
-    items = list(chosen.items())
-    items = [items[i] for i in np.argsort(later, kind="stable").tolist()]
-    return [dict(items[i:i + size]) for i in range(0, len(items), size)]
+    pairs = flat_pairs(chosen.keys()).reshape(-1, 2)
+    at = np.argsort(np.maximum(rank[pairs[:, 0]], rank[pairs[:, 1]]), kind="stable")
+    pairs = pairs[at]
+    keys, infos = list(chosen), list(chosen.values())
+    at_list = at.tolist()
+    keys, infos = [keys[i] for i in at_list], [infos[i] for i in at_list]
+    return [_Batch(dict(zip(keys[i:i + size], infos[i:i + size], strict=True)), pairs[i:i + size])
+            for i in range(0, len(keys), size)]
 
 
 NEAR = 3
@@ -463,7 +468,8 @@ class _Batch:
         self.edges = edges  # every orientation of the batch, with its reason
         self.pairs = flat_pairs(edges.keys()).reshape(-1, 2) if pairs is None else pairs
         # literal -> its row
-        self.row = {info[1]: i for i, info in enumerate(edges.values())} if row is None else row
+        lits = [info[1] for info in edges.values()] if row is None else []
+        self.row = dict(zip(lits, range(len(lits)), strict=True)) if row is None else row
         self.pending = np.ones(len(edges), np.bool_)
 
     def again(self) -> _Batch:
@@ -637,8 +643,8 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     first: Conflict | None = None
     accepted: list[_Batch] = []  # per batch, the orientations the star order took
     star, star_edges = order, dict(E)
-    for chunk in _chunks(chosen, rank, ix.n):
-        batch = _Batch(chunk)
+    for batch in _chunks(chosen, rank, ix.n):
+        chunk = batch.edges
         trail.add(STAR, chunk)  # a retry holds part of the batch, recorded already
         while batch.any():
             budget.tick()
@@ -646,10 +652,13 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
             got = extend_or_conflict(ix, ChainMap(chunk, star_edges), star, flat)
             if not isinstance(got, Conflict):
                 star = got
-                took = {e: info for (e, info), keep in zip(chunk.items(), batch.pending.tolist(), strict=True)
-                        if keep}
-                star_edges.update(took)
-                accepted.append(_Batch(took, flat.reshape(-1, 2)))
+                if batch.pending.all():
+                    accepted.append(batch.again())
+                else:
+                    took = {e: info for (e, info), keep in zip(chunk.items(), batch.pending.tolist(),
+                                                               strict=True) if keep}
+                    accepted.append(_Batch(took, flat.reshape(-1, 2)))
+                star_edges.update(accepted[-1].edges)
                 break
             c = got
             first = first or Conflict(c.reasons)
@@ -663,7 +672,8 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     based_on: set[int] = set()
     # the accepted orientation less the dropped literals: the rows of its pairs kept
     whole = np.concatenate([b.pairs for b in accepted]) if accepted else np.empty((0, 2), np.int64)
-    row_of = {info[1]: i for i, info in enumerate(info for b in accepted for info in b.edges.values())}
+    row_of = accepted[0].row if len(accepted) == 1 else {
+        info[1]: i for i, info in enumerate(info for b in accepted for info in b.edges.values())}
     keep = np.ones(len(whole), np.bool_)
     kept_flat = whole.ravel()
     for v in views:
