@@ -12,20 +12,26 @@ lie on or after a cycle; a depth-first search among them returns the same cycle 
 with): the same successor order (the pairs in the order given, then process order) and
 the same start (the smallest such operation first).
 
-Compiled with numba for histories of :data:`.compiled.COMPILED_FROM` operations or more (compiled
-at the first such check, then cached on disk; later processes load the machine code,
-about 0.2 s, plus numba's own import): the search computes thousands of closures per
-check, and in Python each costs a few milliseconds at a thousand operations.  Below that
-size the same functions run as Python (:class:`.compiled_kernel.Kernel`), the readable reference the
-compiled code is built from; numba is then not imported at all (start-up time of a
-small check).  :func:`.compiled_kernel.compiled_for` chooses, per check.
+Compiled for histories of :data:`.compiled.COMPILED_FROM` operations or more: the search
+computes thousands of closures per check, and in Python each costs a few milliseconds at a
+thousand operations.  Every kernel here is built ahead of time at install
+(:mod:`.ahead_of_time`), so a check loads plain machine code and imports no numba (numba's
+import and the loading of these kernels from its cache cost about 0.3 s of CPU per
+check); where that build is missing or stale, numba compiles them at the first such check
+and caches them on disk.  Below the threshold the same functions run as Python
+(:class:`.compiled_kernel.Kernel`), the readable reference the compiled code is built
+from.  :func:`.compiled_kernel.compiled_for` chooses, per check.
 """
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
-from .compiled_kernel import _kernel
+from .compiled_kernel import _kernel as _any_kernel
+
+_kernel = partial(_any_kernel, ahead_of_time=True)
 
 
 @_kernel("Tuple((int64[:], int64[:]))(int64, int64[:])")
