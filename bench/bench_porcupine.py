@@ -31,9 +31,12 @@ the one to read on a loaded machine:
    linearizable): one command each, wall time, ``--timeout`` seconds at most each.
 
 Usage: ``.venv/bin/python bench/bench_porcupine.py [--porcupine DIR] [--ops 100000]
-[--timeout 300] [--skip-large | --only-large]``.  Prints a table with the ratios fisheye /
-Porcupine (below 1: fisheye is faster).  Porcupine does not decide the 100,000-operation
-history with 1 % indeterminate writes and a read of a value never written: it runs until
+[--timeout 300] [--repeat N] [--skip-large | --only-large]``.  Prints a table with the
+ratios fisheye / Porcupine (below 1: fisheye is faster).  ``--repeat N``: the batch
+command (2) and each large history (4) run N times per tool, the two tools alternated,
+and the table gives the medians (wall and CPU each) and their ratio.  Porcupine does not
+decide the 100,000-operation history with 1 % indeterminate writes and a read of a value
+never written: it runs until
 ``--timeout`` (measured: 300 s, 17 GB of resident memory); a smaller ``--timeout``
 bounds both.
 
@@ -110,6 +113,9 @@ def build_peer(go: str, source: Path, out: Path) -> Path:
 class Timed:
     """Wall and CPU time (user + system, of the child processes) of a block."""
 
+    wall: float
+    cpu: float
+
     def __enter__(self) -> Timed:
         self.wall0, self.cpu0 = time.perf_counter(), _children_cpu()
         return self
@@ -117,6 +123,14 @@ class Timed:
     def __exit__(self, *exc: object) -> None:
         self.wall = time.perf_counter() - self.wall0
         self.cpu = _children_cpu() - self.cpu0
+
+
+def median_of(runs: list[Timed]) -> Timed:
+    """The median wall time and the median CPU time of ``runs``."""
+    out = Timed()
+    out.wall = statistics.median(t.wall for t in runs)
+    out.cpu = statistics.median(t.cpu for t in runs)
+    return out
 
 
 def _children_cpu() -> float:
@@ -164,6 +178,10 @@ def in_process(files: list[Path]) -> dict[str, tuple[str, float, float]]:
     return out
 
 
+def _of(repeat: int) -> str:
+    return f" (median of {repeat})" if repeat > 1 else ""
+
+
 def ratio(mine: float, theirs: float) -> str:
     return f"{mine / theirs:.2f}x" if theirs > 0 else "-"
 
@@ -184,6 +202,9 @@ def main() -> int:
     ap.add_argument("--porcupine", metavar="DIR", help="a clone of github.com/anishathalye/porcupine")
     ap.add_argument("--ops", type=int, default=100_000, help="operations of the large histories")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per large history, each tool")
+    ap.add_argument("--repeat", type=int, default=1, metavar="N",
+                    help="runs of the batch command and of each large history per tool, alternated "
+                         "(medians)")
     part = ap.add_mutually_exclusive_group()
     part.add_argument("--skip-large", action="store_true", help="only Porcupine's etcd logs")
     part.add_argument("--only-large", action="store_true",
@@ -220,9 +241,11 @@ def main() -> int:
             ratio(m_all, t_all))
         t_bad, m_bad = sum(theirs[p][1] for p in bad), sum(mine[p][1] for p in bad)
         row(f"the {len(bad)} non-linearizable ones", f"{t_bad:.3f}", f"{m_bad:.3f}", ratio(m_bad, t_bad))
-        _, t_batch = run_peer(binary, logs)
-        proc, m_batch = run_fisheye(logs)
-        both("one batch command", t_batch, m_batch)
+        t_runs, m_runs = [], []
+        for _ in range(args.repeat):
+            t_runs.append(run_peer(binary, logs)[1])
+            m_runs.append(run_fisheye(logs)[1])
+        both("one batch command" + _of(args.repeat), median_of(t_runs), median_of(m_runs))
         t_each, m_each = [], []
         for path in logs:
             t_each.append(run_peer(binary, [path])[1])
@@ -256,12 +279,16 @@ def large(binary: Path, tmp: Path, args: argparse.Namespace) -> None:
             history = jepsen_like(1, args.ops, 10, 20, crash, bad)
             path = tmp / f"large-{crash}-{bad or 'good'}.json"
             path.write_text(json.dumps(history.to_json()), encoding="utf-8")
-            theirs, t_spent = run_peer(binary, [path], args.timeout)
-            t_verdict = theirs[str(path)][0]
-            proc, m_spent = run_fisheye([path], "--timeout", str(args.timeout), "--json")
-            m_verdict = json.loads(proc.stdout)["verdict"] if proc.stdout.startswith("{") else "error"
-            both(f"{crash:.0%} indeterminate, {described[bad]}", t_spent, m_spent, f" {t_verdict}",
-                 f" {m_verdict}")
+            t_runs, m_runs, t_verdicts, m_verdicts = [], [], set(), set()
+            for _ in range(args.repeat):
+                theirs, t_spent = run_peer(binary, [path], args.timeout)
+                t_verdicts.add(theirs[str(path)][0])
+                t_runs.append(t_spent)
+                proc, m_spent = run_fisheye([path], "--timeout", str(args.timeout), "--json")
+                m_verdicts.add(json.loads(proc.stdout)["verdict"] if proc.stdout.startswith("{") else "error")
+                m_runs.append(m_spent)
+            both(f"{crash:.0%} indeterminate, {described[bad]}{_of(args.repeat)}", median_of(t_runs),
+                 median_of(m_runs), f" {'/'.join(sorted(t_verdicts))}", f" {'/'.join(sorted(m_verdicts))}")
 
 
 if __name__ == "__main__":
