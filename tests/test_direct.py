@@ -440,11 +440,12 @@ def test_a_closure_extended_row_by_row_is_the_fresh_closure(rng: random.Random) 
     acyclic relation and a few new pairs, the clocks of the fresh closure and the rows
     that differ from the base's (status 0), status 1 exactly when the new pairs close a
     cycle (with no limit), and status 2 when it would take more rows than its limit
-    (fewer than it raises); ``extend_order``
+    (fewer than it raises); ``new_pairs_state`` says whether a new pair is reversed
+    or every one implied already; ``extend_order``
     and ``extend_or_conflict``, which use it, give the fresh closure too."""
     import numpy as np
 
-    from fisheye.checker.engines.closure_kernel import closure, extend_closure
+    from fisheye.checker.engines.closure_kernel import closure, extend_closure, new_pairs_state
     from fisheye.checker.engines.direct_order import Index, extend_order, flat_pairs, full_order
 
     h = sc_history(rng, rng.randint(1, 5), rng.randint(2, 16), 2)
@@ -459,6 +460,11 @@ def test_a_closure_extended_row_by_row_is_the_fresh_closure(rng: random.Random) 
     add = flat_pairs(new)
     flat = np.concatenate((base.pairs, add))
     fresh, cycle = closure(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, flat)
+    reversed_, implied = ([ix.precedes(base, b, a) or a == b for a, b in new],
+                          [ix.precedes(base, a, b) for a, b in new])
+    for state in (new_pairs_state, new_pairs_state.py_func):
+        got = state(base.array, ix.proc_array, ix.idx_array, add[0::2].copy(), add[1::2].copy())
+        assert got == (1 if any(reversed_) else 0 if all(implied) else 2)
     for extend in (extend_closure, extend_closure.py_func):
         clock, raised, status = extend(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, base.array,
                                        flat, add[0::2].copy(), add[1::2].copy(), 10**9)

@@ -310,6 +310,22 @@ def cycle_after_removal(n: int, start: np.ndarray, adj: np.ndarray, indeg: np.nd
                               queue, stamp, hopeless)
 
 
+@_kernel("int64(int64[:, :], int64[:], int64[:], int64[:], int64[:])")
+def new_pairs_state(clock: np.ndarray, proc: np.ndarray, idx: np.ndarray, new_src: np.ndarray,
+                    new_dst: np.ndarray) -> int:
+    """What the clocks ``clock`` say of the new pairs ``new_src[i] -> new_dst[i]``: 1
+    when some pair's end precedes or is its start (a cycle), else 0 when every pair
+    is implied already, else 2."""
+    implied = True
+    for i in range(new_src.shape[0]):
+        a, b = new_src[i], new_dst[i]
+        if clock[a, proc[b]] >= idx[b]:
+            return 1
+        if implied and clock[b, proc[a]] < idx[a]:
+            implied = False
+    return 0 if implied else 2
+
+
 @_kernel("Tuple((int64[:, :], boolean[:], int64))"
          "(int64, int64, int64[:], int64[:], boolean[:], int64[:, :], int64[:], int64[:], int64[:], int64)")
 def extend_closure(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,

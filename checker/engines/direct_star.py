@@ -329,7 +329,8 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     order = _lean(ix, E, order)
     views = [View(v.process, _lean(ix, v.edges, v.order), v.edges) for v in views]
     analyser = Analyser(ix, E, [v.edges for v in views], m.pairs, m.chains, order)
-    own = {v.process: [e for e in v.edges if e not in E] for v in views}  # each view's own root edges
+    # each view's own root edges
+    own = {v.process: flat_pairs([e for e in v.edges if e not in E]) for v in views}
     first: Conflict | None = None
     learned = 0
     with paused_gc(), Solver(name="glucose4", bootstrap_with=m.clauses) as solver:
@@ -622,7 +623,7 @@ def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, fir
 
 def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges, vs: Mapping[int, int | None],
            edges: list[_Edge], all_operations: bool, budget: Budget, analyser: Analyser,
-           rank: np.ndarray, own: Mapping[int, list[tuple[int, int]]]
+           rank: np.ndarray, own: Mapping[int, np.ndarray]
            ) -> StarSolution | tuple[list[set[int]], Conflict]:
     """The saturated root with a full orientation ``chosen``: a solution, or the sets of
     literals of the conflicts found, and one of them as a certificate.
