@@ -482,6 +482,34 @@ def test_a_closure_extended_row_by_row_is_the_fresh_closure(rng: random.Random) 
         assert got.array.tolist() == fresh.tolist()
 
 
+def test_the_collector_is_paused_while_the_engine_and_the_validation_run(monkeypatch) -> None:
+    """The direct engine's search and the spec's validation of its witness run with the
+    cyclic garbage collector paused (they build large containers and no cycles), and
+    it runs again after the check."""
+    import gc
+
+    from fisheye.checker.engines import direct_search
+    from fisheye.spec import validate as spec_validate
+
+    seen: list[tuple[str, bool]] = []
+    search, problems = direct_search.search, spec_validate.problems
+
+    def searched(*args, **kwargs):
+        seen.append(("search", gc.isenabled()))
+        return search(*args, **kwargs)
+
+    def validated(*args, **kwargs):
+        seen.append(("validation", gc.isenabled()))
+        return problems(*args, **kwargs)
+
+    monkeypatch.setattr("fisheye.checker.engines.direct.search", searched)
+    monkeypatch.setattr(spec_validate, "problems", validated)
+    assert gc.isenabled()
+    h = fisheye_history(random.Random(5), 3, 30, 2, random_graph(random.Random(5), ["p0", "p1", "p2"], 0.5))
+    assert check(h, "fisheye", engine="direct").verdict is Verdict.CONSISTENT
+    assert seen == [("search", False), ("validation", False)] and gc.isenabled()
+
+
 def test_a_saturation_over_a_chain_map_adds_to_its_first_map() -> None:
     """``direct_cc.saturate_reads`` on a ``ChainMap`` (a view's own edges over the
     orientation's reasons in the star search) adds the orderings it derives to the
