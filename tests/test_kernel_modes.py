@@ -61,7 +61,7 @@ def test_the_threshold_chooses_the_kernels(monkeypatch):
     real = compiled_kernel.Kernel.__call__
 
     def spy(self, *args):
-        calls.append(compiled_kernel.Kernel.compiled_now)
+        calls.append(compiled_kernel.compiled_in_this_thread())
         return real(self, *args)
 
     monkeypatch.setattr(compiled_kernel.Kernel, "__call__", spy)
@@ -72,7 +72,36 @@ def test_the_threshold_chooses_the_kernels(monkeypatch):
     calls.clear()
     check(history, "cc", engine="direct")
     assert calls and all(calls)
-    assert compiled_kernel.Kernel.compiled_now  # restored after the check
+    assert compiled_kernel.compiled_in_this_thread()  # the default again after the check
+
+
+def test_each_thread_keeps_its_own_choice():
+    """Two checks in two threads, interleaved: each runs its kernels as its own size
+    chose, and neither leaves its choice behind (before, a thread's exit could restore
+    the other's, and later checks of the process ran as Python)."""
+    import threading
+
+    entered, leave = threading.Barrier(2), threading.Barrier(2)
+    seen: dict[int, list[bool]] = {}
+
+    def run(operations: int, first_out: bool) -> None:
+        with compiled_kernel.compiled_for(operations):
+            entered.wait()
+            seen[operations] = [compiled_kernel.compiled_in_this_thread()]
+            if not first_out:
+                leave.wait()
+        if first_out:
+            leave.wait()
+        seen[operations].append(compiled_kernel.compiled_in_this_thread())
+
+    threads = [threading.Thread(target=run, args=(1, True)),
+               threading.Thread(target=run, args=(10**9, False))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen == {1: [False, True], 10**9: [True, True]}
+    assert compiled_kernel.compiled_in_this_thread() and compiled_kernel.Kernel.compiled_now
 
 
 BOOTSTRAP = Path(__file__).parent.parent / "scripts" / "bootstrap.sh"

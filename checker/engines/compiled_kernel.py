@@ -7,6 +7,7 @@ themselves live in :mod:`.closure_kernel`, :mod:`.lin_kernel` and :mod:`.lookup_
 
 from __future__ import annotations
 
+import threading
 import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,10 +23,11 @@ class Kernel:
     (:mod:`.ahead_of_time`, for kernels marked ``ahead_of_time``), else by numba from an
     explicit signature, cached on disk (where numba finds no writable cache directory,
     compiled in memory instead of failing).  A call runs the Python function or the
-    native code as :func:`compiled_for` chose."""
+    native code as :func:`compiled_for` chose in the calling thread."""
 
     compiled_now = True
-    """Whether calls run the compiled code (the default outside :func:`compiled_for`)."""
+    """Whether calls run the compiled code where no :func:`compiled_for` is in effect in
+    the calling thread."""
 
     def __init__(self, function: Callable[..., Any], signature: str, ahead_of_time: bool = False) -> None:
         self.py_func = function
@@ -35,7 +37,7 @@ class Kernel:
         self._jit: Any = None
 
     def __call__(self, *args: Any) -> Any:
-        if not Kernel.compiled_now:
+        if not getattr(_this_thread, "compiled", Kernel.compiled_now):
             return self.py_func(*args)
         return (self._compiled or _compile(self))(*args)
 
@@ -113,16 +115,30 @@ def cache_counts() -> tuple[int, int]:
     return hits, misses
 
 
+_this_thread = threading.local()
+"""Per thread, the choice of its innermost :func:`compiled_for` (``compiled``; absent
+outside one): checks running in several threads at once (an exploration checking its runs'
+histories, a corpus checked by threads) each keep their own."""
+
+
+def compiled_in_this_thread() -> bool:
+    """Whether a kernel called now, in this thread, runs its compiled code."""
+    return getattr(_this_thread, "compiled", Kernel.compiled_now)
+
+
 @contextmanager
 def compiled_for(operations: int) -> Iterator[None]:
-    """Within the block, the kernels run compiled iff a history of ``operations``
-    operations is worth it (:data:`COMPILED_FROM`)."""
-    before = Kernel.compiled_now
-    Kernel.compiled_now = operations >= COMPILED_FROM
+    """Within the block, in this thread, the kernels run compiled iff a history of
+    ``operations`` operations is worth it (:data:`COMPILED_FROM`)."""
+    before = getattr(_this_thread, "compiled", None)
+    _this_thread.compiled = operations >= COMPILED_FROM
     try:
         yield
     finally:
-        Kernel.compiled_now = before
+        if before is None:
+            del _this_thread.compiled
+        else:
+            _this_thread.compiled = before
 
 
 def _kernel(signature: str, ahead_of_time: bool = False) -> Callable[[Callable[..., Any]], Kernel]:
