@@ -8,7 +8,7 @@
 #   default files: the Algorithm 2 runs of bench/histgen.py in $ALG2 (default
 #   /tmp/ck/alg2: alg2_10000_{0,1,2}.json, alg2_100000_0.json);
 #   MODELS (default "fisheye fisheye-2014"), ROUNDS (default 1), NICE (default 10).
-# Example: sh bench/check_cpu_pairs.sh /work/main/.venv/bin/fisheye .venv/bin/fisheye
+# Example: sh bench/check_cpu_pairs.sh ../clone-of-main/.venv/bin/fisheye .venv/bin/fisheye
 set -e
 OLD=$1
 NEW=$2
