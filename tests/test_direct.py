@@ -383,7 +383,9 @@ def test_the_cycle_through_a_refused_batch_is_a_cycle_through_it(rng: random.Ran
     process order and pairs that starts with a pair of the batch, whenever the batch
     closes one (the spec's closure says when); ``closure_through`` (compiled and
     Python) finds the same cycle, or the closure, and ``extend_or_conflict`` gives
-    the same conflict, or the same order, as ``conflict_of`` and ``extend_order``."""
+    the same conflict, or the same order, as ``conflict_of`` and ``extend_order``; the
+    search its conflict keeps (a new pair reversed at once) then finds ``cycle_through``'s
+    cycle of the relation less the new pairs on the first."""
     import numpy as np
 
     from fisheye.checker.engines.closure_kernel import closure_through, cycle_through
@@ -423,6 +425,17 @@ def test_the_cycle_through_a_refused_batch_is_a_cycle_through_it(rng: random.Ran
     got = extend_or_conflict(ix, edges, base, new)
     if cyclic:
         assert isinstance(got, Conflict) and got.reasons == conflict_of(ix, edges, base, new).reasons
+        if got.cycles is not None:  # its search goes on: the relation less the new pairs on the cycle
+            pairs = flat.reshape(-1, 2)
+            last = len(base.pairs) // 2
+            on = set(zip(cycle, cycle[1:] + cycle[:1], strict=True))
+            gone = np.array([i for i in range(last, len(pairs)) if tuple(pairs[i]) in on], np.int64)
+            ids = np.array([i for i in range(last, len(pairs)) if i not in set(gone.tolist())], np.int64)
+            more = got.cycles.cycle(gone, pairs[gone, 0].copy(), pairs[ids], ids)
+            rest = np.delete(pairs, gone, axis=0).ravel()
+            fresh = cycle_through(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, rest,
+                                  pairs[ids, 0].copy(), pairs[ids, 1].copy())
+            assert more.tolist() == fresh.tolist()
     else:
         assert got.clock == extend_order(ix, base, new).clock
         assert cycle == []

@@ -338,7 +338,8 @@ def test_the_cycles_left_in_a_refused_relation_are_distinct_cycles_of_it(
     found: list[int] = []
 
     def checked(ix: Index, grow, batch, rows, first, budget):
-        (flat, _), at, _ = grow.refused
+        refused, at, _ = grow.refused
+        flat, _ = refused.relation
         relation = {tuple(p) for p in flat.reshape(-1, 2).tolist()}
         seen = {tuple(r.ops[:2] for r in first.reasons)}
         for c in cycles_left(ix, grow, batch, rows, first, budget):

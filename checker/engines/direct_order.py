@@ -14,7 +14,7 @@ import time
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import chain, repeat
 
 import numpy as np
@@ -151,8 +151,37 @@ class Conflict:
     reasons: tuple[Reason, ...]
     edges: Mapping[tuple[int, int], Info] | None = field(default=None, compare=False, repr=False)
     # (the search's own use) a refused extension (:func:`extend_or_conflict`): the pairs of
-    # the cyclic relation and those whose addition closed the cycle, flat
+    # the cyclic relation and those whose addition closed the cycle, flat; and, when the
+    # cycle was found so, the search for its cycles, for more of them (CycleSearch)
     relation: tuple[np.ndarray, np.ndarray] | None = field(default=None, compare=False, repr=False)
+    cycles: CycleSearch | None = field(default=None, compare=False, repr=False)
+
+
+class CycleSearch:
+    """The cycles of ``po ∪ pairs`` (``flat``), found one by one as pairs are taken out:
+    the state of :func:`.closure_kernel.cycle_search` (one pass of Kahn's algorithm) and
+    the work space and marks of :func:`.closure_kernel.cycle_after_removal`, kept from
+    one cycle to the next."""
+
+    def __init__(self, ix: Index, flat: np.ndarray):
+        from .closure_kernel import cycle_search
+
+        self.n = ix.n
+        self.start, self.adj, self.indeg, self.po_next, self.slot = cycle_search(
+            ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, flat)
+        self.space = (np.full(ix.n + 1, -1, np.int64), np.empty(ix.n + 1, np.int64),
+                      np.empty(ix.n + 1, np.int64), np.zeros(1, np.int64), np.zeros(len(flat) // 2, np.bool_))
+
+    def cycle(self, gone: np.ndarray, gone_src: np.ndarray, new: np.ndarray, new_ids: np.ndarray
+              ) -> np.ndarray:
+        """:func:`.closure_kernel.cycle_through`'s cycle of the relation less the pairs
+        taken out so far and now the pairs ``gone`` (their numbers in ``flat``; sources
+        ``gone_src``), through the pairs ``new`` (shape ``(k, 2)``; their numbers
+        ``new_ids``); empty when it has none."""
+        from .closure_kernel import cycle_after_removal
+
+        return cycle_after_removal(self.n, self.start, self.adj, self.indeg, self.po_next, gone_src,
+                                   self.slot[gone], new[:, 0].copy(), new[:, 1].copy(), new_ids, *self.space)
 
 
 class Index:
@@ -340,14 +369,19 @@ def extend_or_conflict(ix: Index, edges: Mapping[tuple[int, int], Info], base: D
                        ) -> DOrder | Conflict:
     """:func:`extend_order`, or on a cycle ``conflict_of(ix, edges, base, new)``
     (``edges``: the reasons of ``base``'s pairs and of ``new``), its cycle found by the
-    same pass of Kahn's algorithm as the closure (:func:`.closure_kernel.closure_through`)."""
+    same pass of Kahn's algorithm as the closure (:func:`.closure_kernel.closure_through`),
+    or, where a new pair is reversed at once, by a :class:`CycleSearch` that the
+    conflict keeps."""
     add = flat_pairs(new)
     got = _extend(ix, base, add, True)
     if isinstance(got, DOrder):
         return got
     relation = np.concatenate((base.pairs, add)), add
-    if got is None:
-        return replace(conflict_of(ix, edges, base, add), relation=relation)
+    if got is None:  # conflict_of's cycle, by a search that can go on to the relation's others
+        search = CycleSearch(ix, relation[0])
+        none = np.empty(0, np.int64)
+        cycle = search.cycle(none, none, add.reshape(-1, 2), len(base.pairs) // 2 + np.arange(len(add) // 2))
+        return Conflict(cycle_reasons(ix, edges, Cycle(tuple(cycle.tolist()))), edges, relation, search)
     return Conflict(cycle_reasons(ix, edges, got), edges, relation)
 
 

@@ -55,6 +55,7 @@ from .direct_order import (
     STAR,
     Budget,
     Conflict,
+    CycleSearch,
     DOrder,
     Edges,
     Index,
@@ -531,7 +532,7 @@ class _Growing:
         self.reasons = ChainMap(self.edges, chosen)
         # the last refused attempt: its relation, where the chosen pairs it added start
         # in it (in pairs), and the edges its saturation derived, with their reasons
-        self.refused: tuple[tuple[np.ndarray, np.ndarray], int, Edges] | None = None
+        self.refused: tuple[Conflict, int, Edges] | None = None
 
     def attempt(self, ix: Index, new: np.ndarray, vs: Mapping[int, int | None], budget: Budget, trail: Trail,
                 base: DOrder | None = None) -> Conflict | None:
@@ -549,7 +550,7 @@ class _Growing:
             base = extend_or_conflict(ix, self.reasons, self.order, new)
             if isinstance(base, Conflict):
                 if base.relation is not None:
-                    self.refused = base.relation, at, {}
+                    self.refused = base, at, {}
                 return base
             if base is self.order:
                 at = -1  # every pair of ``new`` was implied: it is in no relation
@@ -562,7 +563,7 @@ class _Growing:
             return None
         derived = list(islice(reversed(self.edges), len(self.edges) - size))
         if got.relation is not None and at >= 0:
-            self.refused = got.relation, at, {e: self.edges[e] for e in derived}
+            self.refused = got, at, {e: self.edges[e] for e in derived}
         for e in derived:
             del self.edges[e]
         return got
@@ -583,38 +584,31 @@ def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, fir
     pairs taken out so far, found by :func:`.closure_kernel.cycle_after_removal`: one
     pass of Kahn's algorithm over the relation, then only the operations the pairs
     taken out since the last cycle free."""
-    from .closure_kernel import cycle_after_removal, cycle_search
-
     if grow.refused is None:
         return
-    (flat, add), at, derived = grow.refused
+    refused, at, derived = grow.refused
     grow.refused = None
+    assert refused.relation is not None
+    flat, add = refused.relation
     reasons = ChainMap(derived, grow.reasons)
     pairs = flat.reshape(-1, 2)
     keep = np.ones(len(pairs), np.bool_)
     alive = keep.copy()  # the pairs the search state still holds
     last = len(pairs) - len(add) // 2  # the pairs whose addition closed the cycles
     key = pairs[last:, 0] * ix.n + pairs[last:, 1]
-    state = None
+    search = refused.cycles
     cycle = first
     while batch.any():
         steps = np.array([r.ops[:2] for r in cycle.reasons if len(r.ops) >= 2], np.int64).reshape(-1, 2)
         keep[last:] &= ~np.isin(key, steps[:, 0] * ix.n + steps[:, 1])
         keep[at:at + len(rows)] &= batch.pending[rows]
         new_ids = last + np.flatnonzero(keep[last:])
-        new = pairs[new_ids]
         budget.tick(0)
-        if state is None:
-            state = cycle_search(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, flat)
-            # the searches' work space and the pairs found with no way back, kept from one
-            # cycle to the next (cycle_after_removal)
-            space = (np.full(ix.n + 1, -1, np.int64), np.empty(ix.n + 1, np.int64),
-                     np.empty(ix.n + 1, np.int64), np.zeros(1, np.int64), np.zeros(len(pairs), np.bool_))
+        if search is None:
+            search = CycleSearch(ix, flat)
         gone = np.flatnonzero(alive & ~keep)
         alive = keep.copy()
-        start, adj, indeg, po_next, slot = state
-        found = cycle_after_removal(ix.n, start, adj, indeg, po_next, pairs[gone, 0].copy(), slot[gone],
-                                    new[:, 0].copy(), new[:, 1].copy(), new_ids, *space)
+        found = search.cycle(gone, pairs[gone, 0].copy(), pairs[new_ids], new_ids)
         if not len(found):
             return
         cycle = Conflict(cycle_reasons(ix, reasons, Cycle(tuple(found.tolist()))), reasons)
