@@ -59,6 +59,11 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+# One OpenBLAS thread, as the command line sets it (checker/cli/main.py): otherwise the
+# threads numpy starts at its import spin after each of its calls and this process's CPU
+# time, which the engines' figures are, counts them (the direct engine's CPU on a
+# 200-operation history read twice its wall time).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _history(kind: str, model: str, n_ops: int, seed: int, cache: str | None):
