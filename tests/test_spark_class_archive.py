@@ -44,12 +44,15 @@ def test_the_archive_is_written_whole_then_used(tmp_path):
     assert refused.returncode != 0  # -Xshare:on holds the JVM to the archive: the test can fail
 
 
-def test_the_flag_names_the_archive_only_where_it_is(tmp_path):
+def test_the_flag_names_the_archive_only_where_it_is(monkeypatch, tmp_path):
     archive = tmp_path / "classes.jsa"
-    assert "SharedArchiveFile" not in session._driver_flags(False, str(archive))
-    assert "SharedArchiveFile" not in session._driver_flags(False, None)
+    monkeypatch.setattr(session, "class_archive_path", lambda: str(archive))
+    assert "SharedArchiveFile" not in session._class_archive_flag()
+    monkeypatch.setattr(session, "class_archive_path", lambda: None)
+    assert "SharedArchiveFile" not in session._class_archive_flag()
+    monkeypatch.setattr(session, "class_archive_path", lambda: str(archive))
     archive.write_bytes(b"x")
-    assert f"-XX:SharedArchiveFile={archive}" in session._driver_flags(False, str(archive))
+    assert session._class_archive_flag() == f"-XX:SharedArchiveFile={archive}"
 
 
 def test_no_java_no_archive(monkeypatch, tmp_path):
