@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .history import History, Op
+from .history import History, Op, same_value
 from .order import ClosedOrder, Cycle, close
 
 ReadFrom = Mapping[int, int | None]
@@ -55,11 +55,15 @@ def rf_problems(history: History, rf: ReadFrom) -> list[str]:
     """Why ``rf`` is not a read-from map of ``history`` (empty list: it is one)."""
     problems: list[str] = []
     ops = history.ops
-    for r in history.reads:
-        if r.uid not in rf:
+    mapped = 0  # reads with an entry
+    for r in ops:
+        if r.kind != "r":  # not r.is_read, without a call per operation
+            continue
+        src = rf.get(r.uid, _NO_ENTRY)
+        if src is _NO_ENTRY:
             problems.append(f"read {r.label()} has no entry in the read-from map")
             continue
-        src = rf[r.uid]
+        mapped += 1
         if src is None:
             if r.vkey != _initial_key(history, r.register):
                 problems.append(
@@ -72,12 +76,15 @@ def rf_problems(history: History, rf: ReadFrom) -> list[str]:
         w = ops[src]
         if not w.is_write:
             problems.append(f"read {r.label()} is mapped to {w.label()}, which is not a write")
-        elif w.register != r.register or w.vkey != r.vkey:
+        elif w.register != r.register or not same_value(w.value, r.value):
             problems.append(f"read {r.label()} is mapped to {w.label()}: another register or value")
-    extra = [u for u in rf if not (0 <= u < len(ops)) or not ops[u].is_read]
+    extra = [] if len(rf) == mapped else [u for u in rf if not (0 <= u < len(ops)) or not ops[u].is_read]
     if extra:
         problems.append(f"the read-from map has entries for operations that are not reads: {extra}")
     return problems
+
+
+_NO_ENTRY = object()
 
 
 def rf_edges(rf: ReadFrom) -> list[tuple[int, int]]:

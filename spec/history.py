@@ -75,6 +75,12 @@ def value_key(value: Value) -> tuple[str, Any]:
     return ("num", value)
 
 
+def same_value(a: Value, b: Value) -> bool:
+    """``value_key(a) == value_key(b)``: the same JSON value, without building the keys
+    when the two have the same type (the common case)."""
+    return a == b and (type(a) is type(b) or value_key(a) == value_key(b))
+
+
 def format_value(value: Any) -> str:
     """A value (or any JSON datum) as JSON text."""
     return json.dumps(value)
