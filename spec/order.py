@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import compress
+from operator import eq
 
 from .history import History
 
@@ -69,99 +72,133 @@ def _process_bases(history: History) -> dict[str, int]:
 def linear_extension(history: History, extra: Iterable[tuple[int, int]]) -> list[int]:
     """A topological order of process order ∪ ``extra`` (Kahn's algorithm; the nodes on
     or after a cycle are left out)."""
-    return _kahn(history, extra)[0]
+    return generate(history, extra).topo
 
 
-def _kahn(history: History, extra: Iterable[tuple[int, int]]
-          ) -> tuple[list[int], list[list[int]], list[list[int]], list[int]]:
-    """Kahn's algorithm on process order ∪ ``extra``: (topological order of the nodes it
-    reaches, successors, predecessors, remaining in-degrees: positive on and after cycles)."""
+@dataclass(frozen=True)
+class Generated:
+    """Process order ∪ ``pairs`` on ``history`` as successor lists and in-degrees, with
+    the outcome of Kahn's algorithm on it: built once, then asked for a cycle, for
+    totality, for reachability, for the transitive closure (the orders of sections 2.3
+    and 3.2 are such closures)."""
+
+    history: History
+    pairs: tuple[tuple[int, int], ...]
+    succ: Sequence[Sequence[int]]
+    indeg: Sequence[int]  # per operation, its number of generating predecessors
+    topo: Sequence[int]  # Kahn's order of the operations it reaches: all of them iff acyclic
+    left: Sequence[int]  # remaining in-degrees: positive on and after cycles
+
+    @property
+    def acyclic(self) -> bool:
+        return len(self.topo) == len(self.history.ops)
+
+    def cycle(self) -> Cycle | None:
+        """A cycle of the relation, or None when it is acyclic."""
+        if self.acyclic:
+            return None
+        left = self.left
+        return Cycle(tuple(_find_cycle(len(left), self.succ, {u for u, d in enumerate(left) if d > 0})))
+
+    def is_total(self) -> bool:
+        """Whether the closure is a total order: acyclic, with a unique topological order,
+        i.e. each two consecutive operations of Kahn's order are a generating pair (two
+        consecutive ones that are not could be swapped).  Linear time, no clocks."""
+        succ, topo = self.succ, self.topo
+        return self.acyclic and all(b in succ[a] for a, b in zip(topo, topo[1:], strict=False))
+
+    @cached_property
+    def rank(self) -> list[int]:
+        """Each operation's position in ``topo`` (of an acyclic relation)."""
+        rank = [0] * len(self.topo)
+        for i, u in enumerate(self.topo):
+            rank[u] = i
+        return rank
+
+    def reaches(self, a: int, b: int) -> bool:
+        """Whether generating pairs lead from ``a`` to ``b`` (``a`` ranked before ``b``), i.e.
+        ``a`` precedes ``b`` in the closure.  The search visits only operations ranked
+        between the two (every path does), so asking it of the consecutive members of a
+        set in ``topo`` order costs linear time in total."""
+        succ, rank = self.succ, self.rank
+        limit = rank[b]
+        seen = {a}
+        stack = [a]
+        while stack:
+            for v in succ[stack.pop()]:
+                if v == b:
+                    return True
+                if rank[v] < limit and v not in seen:
+                    seen.add(v)
+                    stack.append(v)
+        return False
+
+    def closed(self) -> ClosedOrder | Cycle:
+        """The transitive closure as vector clocks, or a cycle."""
+        cycle = self.cycle()
+        if cycle is not None:
+            return cycle
+        history = self.history
+        ops = history.ops
+        n = len(ops)
+        pred: list[list[int]] = [[] for _ in range(n)]
+        for a, succ in enumerate(self.succ):
+            for b in succ:
+                pred[b].append(a)
+        proc_index = {p: k for k, p in enumerate(history.processes)}
+        own = [proc_index[op.process] for op in ops]
+        clock: list[tuple[int, ...]] = [()] * n
+        empty = (-1,) * len(history.processes)
+        for u in self.topo:
+            preds = pred[u]
+            if not preds:
+                c = list(empty)
+            elif len(preds) == 1:
+                c = list(clock[preds[0]])
+            else:  # element-wise maximum, at C speed (P may be in the hundreds)
+                c = list(map(max, *(clock[v] for v in preds)))
+            k = own[u]
+            index = ops[u].index
+            if index > c[k]:
+                c[k] = index
+            clock[u] = tuple(c)
+        return ClosedOrder(history, tuple(clock), tuple(self.topo), proc_index)
+
+
+def generate(history: History, extra: Iterable[tuple[int, int]]) -> Generated:
+    """Process order ∪ ``extra`` and Kahn's algorithm on it (linear time)."""
     n = len(history.ops)
-    ops = history.ops
+    procs = [op.process for op in history.ops]
+    pairs = tuple(extra)
     succ: list[list[int]] = [[] for _ in range(n)]
-    pred: list[list[int]] = [[] for _ in range(n)]
     indeg = [0] * n
-    for a, b in extra:
+    for a, b in pairs:
         succ[a].append(b)
-        pred[b].append(a)
         indeg[b] += 1
-    for i in range(n - 1):
-        if ops[i].process == ops[i + 1].process:
-            succ[i].append(i + 1)
-            pred[i + 1].append(i)
-            indeg[i + 1] += 1
-    ready = [u for u in range(n) if indeg[u] == 0]
+    for i in compress(range(n - 1), map(eq, procs, procs[1:])):  # consecutive in a process
+        succ[i].append(i + 1)
+        indeg[i + 1] += 1
+    left = indeg.copy()
+    ready = [u for u in range(n) if left[u] == 0]
     topo: list[int] = []
     while ready:
         u = ready.pop()
         topo.append(u)
         for v in succ[u]:
-            indeg[v] -= 1
-            if indeg[v] == 0:
+            left[v] -= 1
+            if left[v] == 0:
                 ready.append(v)
-    return topo, succ, pred, indeg
-
-
-def is_total(history: History, extra: Iterable[tuple[int, int]]) -> bool:
-    """Whether the closure of process order ∪ ``extra`` is a total order (acyclic, with a
-    unique topological order: Kahn's algorithm never has two operations ready at once).
-    Linear time, no clocks."""
-    n = len(history.ops)
-    ops = history.ops
-    succ: list[list[int]] = [[] for _ in range(n)]
-    indeg = [0] * n
-    for a, b in extra:
-        succ[a].append(b)
-        indeg[b] += 1
-    for i in range(n - 1):
-        if ops[i].process == ops[i + 1].process:
-            succ[i].append(i + 1)
-            indeg[i + 1] += 1
-    ready = [u for u in range(n) if indeg[u] == 0]
-    done = 0
-    while len(ready) == 1:
-        u = ready.pop()
-        done += 1
-        for v in succ[u]:
-            indeg[v] -= 1
-            if indeg[v] == 0:
-                ready.append(v)
-    return done == n
+    return Generated(history, pairs, succ, indeg, topo, left)
 
 
 def find_cycle(history: History, extra: Iterable[tuple[int, int]]) -> Cycle | None:
     """A cycle of process order ∪ ``extra``, or None when it is acyclic (linear time)."""
-    n = len(history.ops)
-    topo, succ, _, indeg = _kahn(history, extra)
-    if len(topo) == n:
-        return None
-    return Cycle(tuple(_find_cycle(n, succ, {u for u in range(n) if indeg[u] > 0})))
+    return generate(history, extra).cycle()
 
 
 def close(history: History, extra: Iterable[tuple[int, int]]) -> ClosedOrder | Cycle:
     """Close process order ∪ ``extra`` transitively; return the order, or a cycle."""
-    n = len(history.ops)
-    ops = history.ops
-    topo, succ, pred, indeg = _kahn(history, extra)
-    proc_index = {p: k for k, p in enumerate(history.processes)}
-    if len(topo) < n:
-        return Cycle(tuple(_find_cycle(n, succ, {u for u in range(n) if indeg[u] > 0})))
-    P = len(history.processes)
-    clock: list[tuple[int, ...]] = [()] * n
-    empty = (-1,) * P
-    for u in topo:
-        preds = pred[u]
-        if not preds:
-            c = list(empty)
-        elif len(preds) == 1:
-            c = list(clock[preds[0]])
-        else:  # element-wise maximum, at C speed (P may be in the hundreds)
-            c = list(map(max, *(clock[v] for v in preds)))
-        k = proc_index[ops[u].process]
-        if ops[u].index > c[k]:
-            c[k] = ops[u].index
-        clock[u] = tuple(c)
-    return ClosedOrder(history, tuple(clock), tuple(topo), proc_index)
+    return generate(history, extra).closed()
 
 
 def _find_cycle(n: int, succ: Sequence[Sequence[int]], candidates: set[int]) -> list[int]:

@@ -11,14 +11,15 @@ validation looks at it between clauses (a clause of a process's view at a time) 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
+from itertools import repeat
 
 from . import realtime
 from .causal import rf_edges, rf_problems
 from .deadline import Deadline
 from .graph import ProximityGraph
-from .history import History, Op, value_key
+from .history import History, Op, same_value
 from .models import Model
-from .order import Cycle, close, find_cycle, is_total
+from .order import Cycle, Generated, find_cycle, generate
 from .witness import Witness, effective_history, named_operations, remap
 
 _MAX_PROBLEMS = 20
@@ -67,15 +68,16 @@ def legality_problems(history: History, seq: Sequence[int], name: str,
     judge only the reads of these processes (the others are not part of the sequence's
     restrictions that the witness stands for)."""
     ops = history.ops
-    current: dict[str, tuple] = {}
+    last_write: dict[str, Op] = {}
     out: list[str] = []
     for u in seq:
         op = ops[u]
-        if op.is_write:
-            current[op.register] = (op.value, op)
+        if op.kind == "w":  # op.is_write, without a call per operation
+            last_write[op.register] = op
         elif readers is None or op.process in readers:
-            v, src = current.get(op.register, (history.initial_value(op.register), None))
-            if v != op.value or value_key(v) != op.vkey:
+            src = last_write.get(op.register)
+            v = history.initial_value(op.register) if src is None else src.value
+            if not same_value(v, op.value):
                 was = "the initial value" if src is None else src.label()
                 out.append(f"{name} is not legal: {op.label()} follows {was} "
                            f"with no write of {op.value!r} to {op.register} in between")
@@ -84,21 +86,24 @@ def legality_problems(history: History, seq: Sequence[int], name: str,
     return out
 
 
-def permutation_problems(history: History, seq: Sequence[int], expected: Iterable[Op],
+def permutation_problems(history: History, seq: Sequence[int], expected: Collection[int],
                          name: str, *, exact: bool = True) -> list[str]:
-    """The sequence holds the expected operations, each once, and (``exact``) no other."""
-    exp = {op.uid for op in expected}
+    """The sequence holds the operations whose uids are ``expected``, each once, and
+    (``exact``) no other."""
     n = len(history.ops)
-    bad = [u for u in seq if not (isinstance(u, int) and 0 <= u < n)]
-    if bad:
+    if not (all(map(isinstance, seq, repeat(int))) and (not seq or (min(seq) >= 0 and max(seq) < n))):
+        bad = [u for u in seq if not (isinstance(u, int) and 0 <= u < n)]
         return [f"{name} names unknown operations {bad[:5]}"]
     held = set(seq)
     if len(held) != len(seq):
         seen: set[int] = set()
         dup = next(u for u in seq if u in seen or seen.add(u))
         return [f"{name} holds {history.ops[dup].label()} twice"]
-    missing = exp - held
-    extra = held - exp if exact else set()
+    missing = held.symmetric_difference(expected) if exact else set(expected).difference(held)
+    if not missing:
+        return []
+    extra = missing.difference(expected)
+    missing.difference_update(extra)
     out = []
     if missing:
         out.append(f"{name} misses {', '.join(history.ops[u].label() for u in sorted(missing)[:5])}")
@@ -112,10 +117,10 @@ def equivalence_problems(history: History, seq: Sequence[int], name: str) -> lis
     """"Equivalent": for every process, the projection of the sequence onto that process
     is its process order (restricted to the operations the sequence holds)."""
     ops = history.ops
-    last: dict[str, int] = {}
+    last: dict[str, int] = dict.fromkeys(history.processes, -1)
     for u in seq:
         op = ops[u]
-        if op.index < last.get(op.process, -1):
+        if op.index < last[op.process]:
             prev = history.op(op.process, last[op.process])
             return [f"{name} is not equivalent to the history: it puts {prev.label()} "
                     f"before {op.label()}, against the process order of {op.process}"]
@@ -123,34 +128,28 @@ def equivalence_problems(history: History, seq: Sequence[int], name: str) -> lis
     return []
 
 
-class _Generators:
-    """Process order ∪ ``generators`` as successor lists and in-degrees, built once for the
-    respect clause of many sequences (one per view)."""
+class _Respect:
+    """The respect clause of many sequences (one per view) against one acyclic relation
+    (process order ∪ generators): its successor lists and in-degrees, counted once."""
 
-    def __init__(self, history: History, generators: Iterable[tuple[int, int]]):
-        ops = history.ops
-        n = len(ops)
-        self.pairs = list(generators)
-        self.succ: list[list[int]] = [[] for _ in range(n)]
-        self.indeg = [0] * n
-        for a, b in self.pairs:
-            self.succ[a].append(b)
-            self.indeg[b] += 1
-        for i in range(n - 1):
-            if ops[i].process == ops[i + 1].process:
-                self.succ[i].append(i + 1)
-                self.indeg[i + 1] += 1
+    def __init__(self, order: Generated):
+        self.order = order
+        self.succ = order.succ
+        self.indeg = order.indeg
+        self.sources = [u for u, d in enumerate(self.indeg) if not d]
 
     def respected_by(self, seq: Sequence[int]) -> bool:
-        """Whether the generators ∪ consecutive pairs of ``seq`` are acyclic (Kahn)."""
+        """Whether the generators ∪ consecutive pairs of ``seq`` are acyclic (Kahn).  ``seq``
+        holds each operation at most once (its permutation clause is checked first), so
+        Kahn's algorithm takes its operations in its order, each after the one before:
+        the next one due is ``seq[due]``, and the one it releases ``seq[due + 1]``."""
         indeg = self.indeg.copy()
-        nxt: dict[int, int] = {}
-        for a, b in zip(seq, seq[1:], strict=False):
+        for b in seq[1:]:
             indeg[b] += 1
-            nxt[a] = b
         succ = self.succ
-        ready = [u for u, d in enumerate(indeg) if not d]
-        done = 0
+        ready = [u for u in self.sources if not indeg[u]]
+        done = due = 0
+        last = len(seq) - 1
         while ready:
             u = ready.pop()
             done += 1
@@ -158,8 +157,9 @@ class _Generators:
                 indeg[v] -= 1
                 if not indeg[v]:
                     ready.append(v)
-            v = nxt.get(u)
-            if v is not None:
+            if due < last and u == seq[due]:
+                due += 1
+                v = seq[due]
                 indeg[v] -= 1
                 if not indeg[v]:
                     ready.append(v)
@@ -212,7 +212,7 @@ def sc_problems(history: History, witness: Witness, deadline: Deadline = NO_DEAD
     if witness.sequence is None:
         return ["the witness has no serialization S (needed for sc)"]
     seq = witness.sequence
-    out = permutation_problems(history, seq, history.ops, "S")
+    out = permutation_problems(history, seq, range(len(history.ops)), "S")
     if out:
         return out
     deadline.check()
@@ -228,30 +228,47 @@ def _causal(history: History, witness: Witness) -> tuple[list[str], list[tuple[i
     out = rf_problems(history, witness.read_from)
     if out:
         return out, None
-    gens = rf_edges(witness.read_from)
-    cycle = find_cycle(history, gens)
-    if cycle is not None:
-        return [f"the causal order ~>H (process order + read-from) has a cycle: "
-                f"{cycle_text(history, cycle)}"], None
-    return [], gens
+    return [], rf_edges(witness.read_from)
 
 
-def _respect(history: History, seq: Sequence[int], gens: _Generators, name: str,
-             order_name: str) -> list[str]:
-    return [] if gens.respected_by(seq) else respect_problems(history, seq, gens.pairs, name, order_name)
+def _causal_cycle(history: History, causal: Generated) -> list[str]:
+    """~>H is a partial order: process order ∪ rf is acyclic."""
+    cycle = causal.cycle()
+    if cycle is None:
+        return []
+    return [f"the causal order ~>H (process order + read-from) has a cycle: {cycle_text(history, cycle)}"]
 
 
-def _views(history: History, witness: Witness, generators: list[tuple[int, int]],
+def _sequence_problems(history: History, seq: Sequence[int], respect: _Respect, name: str,
+                       order_name: str, deadline: Deadline,
+                       readers: Collection[str] | None = None) -> list[str]:
+    """Clauses (a)-(c) of a sequence that holds the right operations: (b) equivalent to
+    the history, (a) legal (for the reads of ``readers``), (c) respecting the order.  The
+    order contains process order, so a sequence that respects it is equivalent: (b) is
+    judged on its own only when (c) fails."""
+    deadline.check()
+    respected = respect.respected_by(seq)
+    deadline.check()
+    out = [] if respected else equivalence_problems(history, seq, name)
+    deadline.check()
+    out += legality_problems(history, seq, name, readers)
+    if not respected:
+        deadline.check()
+        out += respect_problems(history, seq, respect.order.pairs, name, order_name)
+    return out
+
+
+def _views(history: History, witness: Witness, order: Generated,
            order_name: str, deadline: Deadline) -> list[str]:
     """Clauses (a)-(c) for every process: ``S_i`` sequential, legal, equivalent to
-    ``H|(p_i + W)``, respecting the order (the closure of process order ∪
-    ``generators``).  A process not listed in ``witness.views`` has for ``S_i`` the
-    witness's ``sequence`` restricted to ``p_i + W`` (see :class:`Witness`); that
-    sequence is checked once, which implies the clauses for each of its restrictions."""
+    ``H|(p_i + W)``, respecting the order (the closure of ``order``, acyclic).  A process
+    not listed in ``witness.views`` has for ``S_i`` the witness's ``sequence`` restricted
+    to ``p_i + W`` (see :class:`Witness`); that sequence is checked once, which implies
+    the clauses for each of its restrictions."""
     out: list[str] = []
-    writes = history.writes
-    by_process = history.by_process
-    gens = _Generators(history, generators)
+    writes = {op.uid for op in history.ops if op.is_write}
+    uids_of = {p: [op.uid for op in ops] for p, ops in history.by_process.items()}
+    respect = _Respect(order)
     deadline.check()
     implied = [p for p in history.processes if p not in witness.views]
     if implied:
@@ -259,16 +276,11 @@ def _views(history: History, witness: Witness, generators: list[tuple[int, int]]
             return [f"the witness has no sequential history S_{p}" for p in implied[:_MAX_PROBLEMS]]
         seq = witness.sequence
         name = "S (the view of every process not listed in 'views')"
-        expected = [*writes, *(op for p in implied for op in by_process[p])]
+        expected = writes.union(*(uids_of[p] for p in implied))
         pb = permutation_problems(history, seq, expected, name, exact=False)
         if pb:
             return pb
-        deadline.check()
-        out += equivalence_problems(history, seq, name)
-        deadline.check()
-        out += legality_problems(history, seq, name, readers=set(implied))
-        deadline.check()
-        out += _respect(history, seq, gens, name, order_name)
+        out += _sequence_problems(history, seq, respect, name, order_name, deadline, set(implied))
     for p in history.processes:
         if p not in witness.views or len(out) >= _MAX_PROBLEMS:
             continue
@@ -276,19 +288,11 @@ def _views(history: History, witness: Witness, generators: list[tuple[int, int]]
         seq = witness.views[p]
         deadline.check()
         # (a) sequential (a list is a total order) and (b) equivalent to H|(p_i + W)
-        pb = permutation_problems(history, seq, [*by_process[p], *(w for w in writes if w.process != p)],
-                                  name)
+        pb = permutation_problems(history, seq, writes.union(uids_of[p]), name)
         if pb:
             out += pb
             continue
-        deadline.check()
-        out += equivalence_problems(history, seq, name)
-        deadline.check()
-        # (a) legal
-        out += legality_problems(history, seq, name)
-        deadline.check()
-        # (c) respects the order
-        out += _respect(history, seq, gens, name, order_name)
+        out += _sequence_problems(history, seq, respect, name, order_name, deadline)
     return out
 
 
@@ -298,8 +302,12 @@ def cc_problems(history: History, witness: Witness, deadline: Deadline = NO_DEAD
     out, gens = _causal(history, witness)
     if gens is None:
         return out
+    causal = generate(history, gens)
+    out = _causal_cycle(history, causal)
+    if out:
+        return out
     deadline.check()
-    return _views(history, witness, gens, "~>H", deadline)
+    return _views(history, witness, causal, "~>H", deadline)
 
 
 # ---- fisheye: section 3.2 (2015) and 3.2 (2014) -----------------------------------------
@@ -316,16 +324,18 @@ def fisheye_problems(history: History, graph: ProximityGraph, witness: Witness,
     n = len(history.ops)
     bad = [(a, b) for a, b in witness.star if not (0 <= a < n and 0 <= b < n)]
     if bad:
-        return [f"the star order names unknown operations {bad[:3]}"]
-    star_gens = gens + list(witness.star)
+        return _causal_cycle(history, generate(history, gens)) or [
+            f"the star order names unknown operations {bad[:3]}"]
+    star_order = generate(history, gens + list(witness.star))
+    cycle = star_order.cycle()
+    if cycle is not None:  # ~>H's generators are among the star order's: it may be the culprit
+        return _causal_cycle(history, generate(history, gens)) or [
+            f"the star order is not a partial order: it has the cycle {cycle_text(history, cycle)}"]
     deadline.check()
-    if is_total(history, star_gens):  # then every restriction is total (common: sc witnesses)
-        return _views(history, witness, star_gens, "the star order", deadline)
+    if star_order.is_total():  # then every restriction is total (common: sc witnesses)
+        return _views(history, witness, star_order, "the star order", deadline)
     deadline.check()
-    star = close(history, star_gens)
-    if isinstance(star, Cycle):
-        return [f"the star order is not a partial order: it has the cycle {cycle_text(history, star)}"]
-    rank = {u: i for i, u in enumerate(star.topo)}
+    rank = star_order.rank
     what = "operations" if all_operations else "writes"
     members_of = {p: [op.uid for op in ops if all_operations or op.is_write]
                   for p, ops in history.by_process.items()}
@@ -337,7 +347,7 @@ def fisheye_problems(history: History, graph: ProximityGraph, witness: Witness,
         # A set is totally ordered iff consecutive elements of a topological sort are
         # (and consecutive members of one process are, by process order).
         for a, b in zip(members, members[1:], strict=False):
-            if ops[a].process != ops[b].process and not star.precedes(a, b):
+            if ops[a].process != ops[b].process and not star_order.reaches(a, b):
                 out.append(f"the star order restricted to the {what} of {p} and {q} is not "
                            f"total: {ops[a].label()} and {ops[b].label()} "
                            f"are unordered [edge {p}-{q}]")
@@ -346,4 +356,4 @@ def fisheye_problems(history: History, graph: ProximityGraph, witness: Witness,
             break
     if out:
         return out
-    return _views(history, witness, star_gens, "the star order", deadline)
+    return _views(history, witness, star_order, "the star order", deadline)

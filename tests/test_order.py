@@ -1,6 +1,6 @@
-"""The vector-clock closure (spec/order.py) and the linear 'respects' check
-(spec/validate.respect_problems) against brute force (networkx transitive closure,
-all pairs)."""
+"""The vector-clock closure, the totality and reachability of a generated relation
+(spec/order.py) and the linear 'respects' checks (spec/validate) against brute force
+(networkx transitive closure, all pairs)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fisheye.spec.history import History
-from fisheye.spec.order import ClosedOrder, Cycle, close
-from fisheye.spec.validate import respect_problems
+from fisheye.spec.order import ClosedOrder, Cycle, close, generate
+from fisheye.spec.validate import _Respect, respect_problems
 
 
 @st.composite
@@ -74,3 +74,24 @@ def test_respect_check_matches_all_pairs(shape, rnd):
     brute_ok = all(not order.precedes(a, b) or seq.index(a) < seq.index(b)
                    for a, b in itertools.permutations(seq, 2))
     assert (not respect_problems(h, seq, extra, "S", "R")) == brute_ok
+    assert _Respect(generate(h, extra)).respected_by(seq) == brute_ok
+
+
+@settings(max_examples=300, deadline=None)
+@given(shapes())
+def test_totality_and_reachability_match_networkx(shape):
+    h, extra = shape
+    g = _graph(h, extra)
+    relation = generate(h, extra)
+    if not nx.is_directed_acyclic_graph(g):
+        assert not relation.acyclic and not relation.is_total()
+        return
+    tc = nx.transitive_closure_dag(g)
+    n = len(h.ops)
+    total = all(tc.has_edge(a, b) or tc.has_edge(b, a) for a, b in itertools.combinations(range(n), 2))
+    assert relation.is_total() == total
+    rank = relation.rank
+    assert sorted(rank) == list(range(n)) and all(rank[a] < rank[b] for a, b in g.edges)
+    for a, b in itertools.permutations(range(n), 2):
+        if rank[a] < rank[b]:
+            assert relation.reaches(a, b) == tc.has_edge(a, b)
