@@ -78,6 +78,13 @@ def test_causal_cycle_is_rejected():
     h = History.build({"a": [("r", "X", 1), ("w", "Y", 1)], "b": [("r", "Y", 1), ("w", "X", 1)]})
     out = problems(h, "cc", empty(h), Witness(read_from={0: 3, 2: 1}, views={"a": (), "b": ()}))
     assert len(out) == 1 and "has a cycle" in out[0]
+    # the fisheye models find it through the star order's cycle, and still report ~>H's
+    causal = "the causal order ~>H (process order + read-from) has a cycle"
+    for model in ("fisheye", "fisheye-2014"):
+        for star in ((), ((1, 3),), ((1, 9),)):
+            w = Witness(read_from={0: 3, 2: 1}, star=star, views={"a": (), "b": ()})
+            out = problems(h, model, empty(h), w)
+            assert len(out) == 1 and out[0].startswith(causal)
 
 
 # A history that separates the two definitions: fisheye (2015) but not fisheye-2014 for
