@@ -41,12 +41,14 @@ def _graph(h: History, extra):
 
 @settings(max_examples=300, deadline=None)
 @given(shapes())
-def test_closure_matches_networkx(shape):
+def test_closure_totality_and_reachability_match_networkx(shape):
     h, extra = shape
     g = _graph(h, extra)
     result = close(h, extra)
+    relation = generate(h, extra)
     if not nx.is_directed_acyclic_graph(g):
         assert isinstance(result, Cycle)
+        assert not relation.acyclic and not relation.is_total()
         cyc = result.ops
         assert len(cyc) >= 2
         for a, b in zip(cyc, cyc[1:] + cyc[:1], strict=True):
@@ -56,9 +58,15 @@ def test_closure_matches_networkx(shape):
     tc = nx.transitive_closure_dag(g)
     for a, b in itertools.permutations(range(len(h.ops)), 2):
         assert result.precedes(a, b) == tc.has_edge(a, b)
-    rank = {u: i for i, u in enumerate(result.topo)}
+    rank = relation.rank
+    assert list(result.topo) == list(relation.topo) and sorted(rank) == list(range(len(h.ops)))
     for a, b in g.edges:
         assert rank[a] < rank[b]
+    for a, b in itertools.permutations(range(len(h.ops)), 2):
+        if rank[a] < rank[b]:
+            assert relation.reaches(a, b) == tc.has_edge(a, b)
+    pairs = itertools.combinations(range(len(h.ops)), 2)
+    assert relation.is_total() == all(tc.has_edge(a, b) or tc.has_edge(b, a) for a, b in pairs)
 
 
 @settings(max_examples=200, deadline=None)
@@ -75,23 +83,3 @@ def test_respect_check_matches_all_pairs(shape, rnd):
                    for a, b in itertools.permutations(seq, 2))
     assert (not respect_problems(h, seq, extra, "S", "R")) == brute_ok
     assert _Respect(generate(h, extra)).respected_by(seq) == brute_ok
-
-
-@settings(max_examples=300, deadline=None)
-@given(shapes())
-def test_totality_and_reachability_match_networkx(shape):
-    h, extra = shape
-    g = _graph(h, extra)
-    relation = generate(h, extra)
-    if not nx.is_directed_acyclic_graph(g):
-        assert not relation.acyclic and not relation.is_total()
-        return
-    tc = nx.transitive_closure_dag(g)
-    n = len(h.ops)
-    total = all(tc.has_edge(a, b) or tc.has_edge(b, a) for a, b in itertools.combinations(range(n), 2))
-    assert relation.is_total() == total
-    rank = relation.rank
-    assert sorted(rank) == list(range(n)) and all(rank[a] < rank[b] for a, b in g.edges)
-    for a, b in itertools.permutations(range(n), 2):
-        if rank[a] < rank[b]:
-            assert relation.reaches(a, b) == tc.has_edge(a, b)
