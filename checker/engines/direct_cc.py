@@ -39,6 +39,7 @@ from .direct_order import (
     DOrder,
     Edges,
     Index,
+    Info,
     Trail,
     conflict_of,
     extend_or_conflict,
@@ -50,11 +51,12 @@ from .direct_order import (
 
 @dataclass(frozen=True)
 class View:
-    """The saturated order ``O_i`` of one process and the edges that generate it."""
+    """The saturated order ``O_i`` of one process and the edges that generate it (with
+    their reasons: read only)."""
 
     process: int
     order: DOrder
-    edges: Edges
+    edges: Mapping[tuple[int, int], Info]
 
 
 @dataclass(frozen=True)

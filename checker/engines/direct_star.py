@@ -244,13 +244,23 @@ def _merges(ix: Index, order: DOrder, edges: list[_Edge], all_operations: bool) 
                    second, np.concatenate(clause_parts).tolist(), pair_array)
 
 
-def _orientation(m: _Merges, model: list[int]) -> Edges:
+@dataclass(frozen=True)
+class _Orientation:
+    """The edges of a full orientation with their reasons, in guessed time order of
+    their later end (earlier first), and the same pairs as an array of shape ``(k, 2)``."""
+
+    edges: Edges
+    pairs: np.ndarray
+
+
+def _orientation(m: _Merges, model: list[int], rank: np.ndarray) -> _Orientation:
     """The edges of a full orientation: per row, ``a -> c`` at its first chosen ``c``
     after ``a`` and ``c -> a`` at its last chosen before (they imply the rest with the
     process order).  The merge clauses make every row false, then true: the first
-    true pair of a row comes after as many pairs as the row has false ones."""
+    true pair of a row comes after as many pairs as the row has false ones.  In the
+    order of the guessed time ``rank`` of their later end (rows in order for a tie)."""
     if not m.count:
-        return {}
+        return _Orientation({}, np.empty((0, 2), np.int64))
     false = np.asarray(model[:m.count]) < 0
     start = m.row_start[:-1]
     first = start + np.add.reduceat(false, start)  # the first true pair (the end: none)
@@ -262,8 +272,13 @@ def _orientation(m: _Merges, model: list[int]) -> Edges:
     dst = np.stack((c[np.minimum(first, m.count - 1)], a), axis=1)
     lit = np.stack((first + 1, -first), axis=1)
     has = np.stack((after, before), axis=1)
-    keys = zip(src[has].tolist(), dst[has].tolist(), strict=True)
-    return dict(zip(keys, zip(repeat("choice"), lit[has].tolist()), strict=True))
+    pairs = np.stack((src[has], dst[has]), axis=1)
+    at = np.argsort(np.maximum(rank[pairs[:, 0]], rank[pairs[:, 1]]), kind="stable")
+    pairs = pairs[at]
+    keys = zip(pairs[:, 0].tolist(), pairs[:, 1].tolist(), strict=True)
+    edges = dict(zip(keys, zip(repeat("choice"), lit[has][at].tolist()), strict=True))
+    assert len(edges) == len(pairs)  # each row has its own member a
+    return _Orientation(edges, pairs)
 
 
 def _refutation(m: _Merges, learned: int, first: Conflict) -> Conflict:
@@ -332,6 +347,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     analyser = Analyser(ix, E, [v.edges for v in views], m.pairs, m.chains, order)
     # each view's own root edges
     own = {v.process: flat_pairs([e for e in v.edges if e not in E]) for v in views}
+    reads = {v.process: Reads.of_view(ix, v.process, vs) for v in views}
     first: Conflict | None = None
     learned = 0
     with paused_gc(), Solver(name="glucose4", bootstrap_with=m.clauses) as solver:
@@ -339,8 +355,8 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
         solver.set_phases(phase.literals())
         while solver.solve():
             model = phase.follow(solver, _model(solver, m))
-            got = _check(ix, E, order, views, _orientation(m, model), vs, edges, all_operations, budget,
-                         analyser, rank, own)
+            got = _check(ix, E, order, views, _orientation(m, model, rank), vs, edges, all_operations, budget,
+                         analyser, own, reads)
             if isinstance(got, StarSolution):
                 return got
             clauses, conflict = got
@@ -436,8 +452,8 @@ CHUNK = 150
 """Fewest chosen orientations added to a graph at a time by :func:`_check`."""
 
 
-def _chunks(chosen: Edges, rank: np.ndarray, n: int) -> list[_Batch]:
-    """``chosen`` in batches by the guessed time of their later end (earlier first):
+def _chunks(chosen: _Orientation, n: int) -> list[_Batch]:
+    """``chosen`` in batches, in its order (guessed time of their later end):
     :data:`CHUNK` edges, or ``n`` on a history of ``n`` operations (each batch costs a
     closure of the whole history, and each retry of a batch after a conflict another;
     smaller batches find more conflicts per check, larger ones cost fewer closures.
@@ -446,14 +462,10 @@ def _chunks(chosen: Edges, rank: np.ndarray, n: int) -> list[_Batch]:
     are best: on the Algorithm 2 runs of 10,000 and 100,000 operations, ``n`` and
     ``n / 2`` cost 10-30 % less CPU than ``n / 5``, ``n / 10`` more)."""
     size = max(CHUNK, n)
-    pairs = flat_pairs(chosen.keys()).reshape(-1, 2)
-    at = np.argsort(np.maximum(rank[pairs[:, 0]], rank[pairs[:, 1]]), kind="stable")
-    pairs = pairs[at]
-    keys, infos = list(chosen), list(chosen.values())
-    at_list = at.tolist()
-    keys, infos = [keys[i] for i in at_list], [infos[i] for i in at_list]
-    return [_Batch(dict(zip(keys[i:i + size], infos[i:i + size], strict=True)), pairs[i:i + size])
-            for i in range(0, len(keys), size)]
+    if len(chosen.pairs) <= size:
+        return [_Batch(chosen.edges, chosen.pairs)]
+    items = list(chosen.edges.items())
+    return [_Batch(dict(items[i:i + size]), chosen.pairs[i:i + size]) for i in range(0, len(items), size)]
 
 
 NEAR = 3
@@ -461,22 +473,55 @@ NEAR = 3
 orientations when none of them is pending."""
 
 
+class _Ends:
+    """The rows of a batch's pairs by operation: the pairs' ends sorted, with the row of
+    each (built when first asked: only :func:`_drop`'s search near a conflict needs it)."""
+
+    def __init__(self, pairs: np.ndarray):
+        self.pairs = pairs
+        self.sorted: tuple[np.ndarray, np.ndarray] | None = None
+
+    def rows_touching(self, ops: Sequence[int]) -> np.ndarray:
+        """The rows whose pair has an end among ``ops`` (a row may come twice)."""
+        if self.sorted is None:
+            flat = self.pairs.ravel()
+            at = np.argsort(flat, kind="stable")
+            self.sorted = flat[at], at // 2
+        ends, rows = self.sorted
+        lo = np.searchsorted(ends, ops, side="left").tolist()
+        hi = np.searchsorted(ends, ops, side="right").tolist()
+        spans = [rows[a:b] for a, b in zip(lo, hi, strict=True) if b > a]
+        return np.concatenate(spans) if spans else np.empty(0, np.int64)
+
+
 class _Batch:
     """A batch of chosen orientations (:func:`_chunks`) and which of them are still
     pending: the pairs as an array once, a mask of the pending ones (a retry after a
-    conflict adds the pending pairs again: no pairs are listed anew)."""
+    conflict adds the pending pairs again: no pairs are listed anew), and the log of the
+    rows left out, in the order they were (:func:`_cycles_left` reads what is new in
+    it instead of comparing masks)."""
 
-    def __init__(self, edges: Edges, pairs: np.ndarray | None = None, row: dict[int, int] | None = None):
+    def __init__(self, edges: Edges, pairs: np.ndarray | None = None, row: dict[int, int] | None = None,
+                 ends: _Ends | None = None):
         self.edges = edges  # every orientation of the batch, with its reason
         self.pairs = flat_pairs(edges.keys()).reshape(-1, 2) if pairs is None else pairs
         # literal -> its row
         lits = [info[1] for info in edges.values()] if row is None else []
         self.row = dict(zip(lits, range(len(lits)), strict=True)) if row is None else row
         self.pending = np.ones(len(edges), np.bool_)
+        self.ends = _Ends(self.pairs) if ends is None else ends
+        self.taken: list[np.ndarray] = []  # the rows left out, a batch of them at a time
 
     def again(self) -> _Batch:
         """The same batch, every orientation pending."""
-        return _Batch(self.edges, self.pairs, self.row)
+        return _Batch(self.edges, self.pairs, self.row, self.ends)
+
+    def take(self, rows: np.ndarray) -> None:
+        """No longer pending: the rows ``rows`` (those still pending are logged)."""
+        rows = rows[self.pending[rows]]
+        if len(rows):
+            self.pending[rows] = False
+            self.taken.append(rows)
 
     def flat(self) -> np.ndarray:
         """The pending pairs, flat."""
@@ -487,8 +532,7 @@ class _Batch:
 
     def leave_out(self, lits: Iterable[int]) -> None:
         """No longer pending: the orientations of the literals ``lits`` in the batch."""
-        rows = [self.row[lit] for lit in lits if lit in self.row]
-        self.pending[rows] = False
+        self.take(np.array([self.row[lit] for lit in lits if lit in self.row], np.int64))
 
 
 def _drop(ix: Index, batch: _Batch, lits: set[int], pairs: Sequence[tuple[int, int]]) -> None:
@@ -501,35 +545,31 @@ def _drop(ix: Index, batch: _Batch, lits: set[int], pairs: Sequence[tuple[int, i
     from an end of ``lits`` in its process are left out, or, if none is, every pending
     one.  (Which ones are left out only decides what the rest of the check sees; the
     learned clauses are the explanation's.)"""
-    rows = [batch.row[lit] for lit in lits if lit in batch.row]
-    gone = [i for i in rows if batch.pending[i]]
-    if gone:
-        batch.pending[gone] = False
+    rows = np.array([batch.row[lit] for lit in lits if lit in batch.row], np.int64)
+    if batch.pending[rows].any():
+        batch.take(rows)
         return
-    near = np.zeros(ix.n, np.bool_)  # a mask: the batch's pairs are read through it at once
-    for lit in lits:
-        for u in pairs[abs(lit) - 1]:
-            k = ix.proc_of[u]
-            near[[x for x in range(max(u - NEAR, 0), min(u + NEAR + 1, ix.n)) if ix.proc_of[x] == k]] = True
-    close = near[batch.pairs].any(axis=1) & batch.pending
-    if close.any():
-        batch.pending &= ~close
-    else:
-        batch.pending[:] = False
+    near = [x for lit in lits for u in pairs[abs(lit) - 1]
+            for x in range(max(u - NEAR, 0), min(u + NEAR + 1, ix.n)) if ix.proc_of[x] == ix.proc_of[u]]
+    close = batch.ends.rows_touching(near)
+    close = close[batch.pending[close]]
+    batch.take(close if len(close) else np.flatnonzero(batch.pending))
 
 
 class _Growing:
-    """A view during a check: its own edges (the root's and those its saturation
-    forces), grown in place, and its order, which also holds the chosen orientations
-    added so far.  Their reasons are read from the whole orientation ``chosen`` (an
+    """A view during a check: the edges its saturation forces on top of the root view's
+    (``derived``, grown in place), and its order, which also holds the chosen
+    orientations added so far.  The reasons of the root view's edges and of the
+    orientations are read from the root view and the whole orientation ``chosen`` (an
     edge the view has of its own keeps its own reason), so they are not copied."""
 
-    def __init__(self, ix: Index, view: View, chosen: Edges, vs: Mapping[int, int | None]):
+    def __init__(self, view: View, chosen: Edges, reads: Reads):
         self.process = view.process
-        self.reads = Reads.of_view(ix, view.process, vs)
-        self.edges = dict(view.edges)
+        self.reads = reads
+        self.derived: Edges = {}
         self.order = view.order
-        self.reasons = ChainMap(self.edges, chosen)
+        self.reasons = ChainMap(self.derived, view.edges, chosen)
+        self.edges = ChainMap(self.derived, view.edges)  # the view's own edges
         # the last refused attempt: its relation, where the chosen pairs it added start
         # in it (in pairs), and the edges its saturation derived, with their reasons
         self.refused: tuple[Conflict, int, Edges] | None = None
@@ -540,7 +580,7 @@ class _Growing:
         undo and return it.  ``base``, when given, is ``closure(po ∪ self.edges ∪ new)``
         already computed (an order the view was not saturated on: every read is visited
         again)."""
-        size = len(self.edges)
+        size = len(self.derived)
         self.refused = None
         # the chosen orientations are not recorded in the view's trail: premise paths of
         # a view read them from the star order's (a view respects the star order)
@@ -561,23 +601,27 @@ class _Growing:
         if not isinstance(got, Conflict):
             self.order = got.order
             return None
-        derived = list(islice(reversed(self.edges), len(self.edges) - size))
+        derived = list(islice(self.derived, size, None))
         if got.relation is not None and at >= 0:
-            self.refused = got, at, {e: self.edges[e] for e in derived}
+            self.refused = got, at, {e: self.derived[e] for e in derived}
         for e in derived:
-            del self.edges[e]
+            del self.derived[e]
         return got
 
 
-def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, first: Conflict,
+def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, mark: int, first: Conflict,
                  budget: Budget) -> Iterator[Conflict]:
     """Further conflicts of ``grow``'s last refused attempt (the pending rows ``rows`` of
-    ``batch``, refused with the cycle ``first``), without another closure or
-    saturation: the cycles of the refused relation once the chosen orientations of
-    ``batch`` left out since, and the pairs of each cycle found among those whose
-    addition closed it (every cycle holds one: the relation was acyclic before), are
-    taken out of it, until it is acyclic or nothing of the batch is pending; so no
-    cycle comes twice.  Each is a cycle of the relation,
+    ``batch``, refused with the cycle ``first``; ``mark``: the length of the batch's log
+    of rows left out at the attempt), without another closure or saturation: the
+    cycles of the refused relation once the chosen orientations of ``batch`` left out
+    since are taken out of it, and, of each cycle that none of those went through,
+    its pairs among those whose addition closed it (every cycle holds one: the relation
+    was acyclic before), until it is acyclic or nothing of the batch is pending; so no
+    cycle comes twice.  (A cycle broken by an orientation left out keeps its derived
+    pairs: another cycle through them is another conflict, found here rather than by a
+    retry that derives them again: measured on the fisheye-2014 Algorithm 2 run of
+    100,000 operations, a third fewer retries.)  Each is a cycle of the relation,
     every edge of it derived from the root and the orientation being checked, so a
     conflict of that orientation, which the analysis explains as it does ``first``.
     Each cycle is :func:`.closure_kernel.cycle_through`'s on the relation less the
@@ -592,22 +636,31 @@ def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, fir
     flat, add = refused.relation
     reasons = ChainMap(derived, grow.reasons)
     pairs = flat.reshape(-1, 2)
-    keep = np.ones(len(pairs), np.bool_)
-    alive = keep.copy()  # the pairs the search state still holds
+    keep = np.ones(len(pairs), np.bool_)  # the pairs the search state still holds
     last = len(pairs) - len(add) // 2  # the pairs whose addition closed the cycles
     key = pairs[last:, 0] * ix.n + pairs[last:, 1]
+    place = np.full(len(batch.pending), -1, np.int64)  # each pending row's place in ``rows``
+    place[rows] = np.arange(len(rows))
+    mine = pairs[at:at + len(rows), 0] * ix.n + pairs[at:at + len(rows), 1]  # the rows' pairs
     search = refused.cycles
     cycle = first
     while batch.any():
         steps = np.array([r.ops[:2] for r in cycle.reasons if len(r.ops) >= 2], np.int64).reshape(-1, 2)
-        keep[last:] &= ~np.isin(key, steps[:, 0] * ix.n + steps[:, 1])
-        keep[at:at + len(rows)] &= batch.pending[rows]
+        steps_key = steps[:, 0] * ix.n + steps[:, 1]
+        left = place[np.concatenate(batch.taken[mark:])] if len(batch.taken) > mark else place[:0]
+        mark = len(batch.taken)
+        gone = at + left
+        # broken: a step of the cycle left out, with no copy among the pairs kept
+        out = steps_key[np.isin(steps_key, mine[left])]
+        if not len(out) or np.isin(out, key[keep[last:]]).all():
+            gone = np.concatenate((gone, last + np.flatnonzero(np.isin(key, steps_key))))
+        gone = np.unique(gone)
+        gone = gone[keep[gone]]
+        keep[gone] = False
         new_ids = last + np.flatnonzero(keep[last:])
         budget.tick(0)
         if search is None:
             search = CycleSearch(ix, flat)
-        gone = np.flatnonzero(alive & ~keep)
-        alive = keep.copy()
         found = search.cycle(gone, pairs[gone, 0].copy(), pairs[new_ids], new_ids)
         if not len(found):
             return
@@ -615,9 +668,9 @@ def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, fir
         yield cycle
 
 
-def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges, vs: Mapping[int, int | None],
-           edges: list[_Edge], all_operations: bool, budget: Budget, analyser: Analyser,
-           rank: np.ndarray, own: Mapping[int, np.ndarray]
+def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: _Orientation,
+           vs: Mapping[int, int | None], edges: list[_Edge], all_operations: bool, budget: Budget,
+           analyser: Analyser, own: Mapping[int, np.ndarray], reads: Mapping[int, Reads]
            ) -> StarSolution | tuple[list[set[int]], Conflict]:
     """The saturated root with a full orientation ``chosen``: a solution, or the sets of
     literals of the conflicts found, and one of them as a certificate.
@@ -638,7 +691,7 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     first: Conflict | None = None
     accepted: list[_Batch] = []  # per batch, the orientations the star order took
     star, star_edges = order, dict(E)
-    for batch in _chunks(chosen, rank, ix.n):
+    for batch in _chunks(chosen, ix.n):
         chunk = batch.edges
         trail.add(STAR, chunk)  # a retry holds part of the batch, recorded already
         while batch.any():
@@ -672,7 +725,7 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
     keep = np.ones(len(whole), np.bool_)
     kept_flat = whole.ravel()
     for v in views:
-        grow = _Growing(ix, v, chosen, vs)
+        grow = _Growing(v, chosen.edges, reads[v.process])
 
         def learn(c: Conflict, batch: _Batch | None, process: int = v.process) -> None:
             nonlocal first
@@ -702,11 +755,12 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: Edges,
                 batch.leave_out(dropped)
                 while batch.any():
                     rows = np.flatnonzero(batch.pending)
+                    mark = len(batch.taken)
                     c = grow.attempt(ix, batch.pairs[rows].ravel(), vs, budget, trail)
                     if c is None:
                         break
                     learn(c, batch)
-                    for more in _cycles_left(ix, grow, batch, rows, c, budget):
+                    for more in _cycles_left(ix, grow, batch, rows, mark, c, budget):
                         learn(more, batch)
         good.append(View(v.process, grow.order, grow.edges))
     if out:
