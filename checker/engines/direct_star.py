@@ -639,6 +639,15 @@ def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, mar
     keep = np.ones(len(pairs), np.bool_)  # the pairs the search state still holds
     last = len(pairs) - len(add) // 2  # the pairs whose addition closed the cycles
     key = pairs[last:, 0] * ix.n + pairs[last:, 1]
+    by_key = np.argsort(key, kind="stable")  # the closing pairs by key: a pair's copies at once
+    sorted_key = key[by_key]
+
+    def closing(keys: np.ndarray) -> np.ndarray:
+        """The places (from ``last``) of the closing pairs with a key among ``keys``."""
+        lo = np.searchsorted(sorted_key, keys, side="left").tolist()
+        hi = np.searchsorted(sorted_key, keys, side="right").tolist()
+        spans = [by_key[a:b] for a, b in zip(lo, hi, strict=True) if b > a]
+        return np.concatenate(spans) if spans else by_key[:0]
     place = np.full(len(batch.pending), -1, np.int64)  # each pending row's place in ``rows``
     place[rows] = np.arange(len(rows))
     mine = pairs[at:at + len(rows), 0] * ix.n + pairs[at:at + len(rows), 1]  # the rows' pairs
@@ -652,8 +661,8 @@ def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, mar
         gone = at + left
         # broken: a step of the cycle left out, with no copy among the pairs kept
         out = steps_key[np.isin(steps_key, mine[left])]
-        if not len(out) or np.isin(out, key[keep[last:]]).all():
-            gone = np.concatenate((gone, last + np.flatnonzero(np.isin(key, steps_key))))
+        if not len(out) or keep[last + closing(out)].any():
+            gone = np.concatenate((gone, last + closing(steps_key)))
         gone = np.unique(gone)
         gone = gone[keep[gone]]
         keep[gone] = False
