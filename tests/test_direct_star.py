@@ -469,32 +469,6 @@ def test_agrees_with_z3_on_random_histories(case: tuple[History, ProximityGraph]
         assert direct.verdict is z3.verdict, (model, h.to_json(), g.edges)
 
 
-@pytest.mark.parametrize("model", STAR_MODELS)
-def test_a_view_resumed_from_the_star_order_has_the_closure_from_scratch(
-        model: str, star_only: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A view's order with the whole orientation is computed as the star order's
-    closure extended by the view's own edges: it must be the closure of the view's
-    edges and the orientation computed from scratch."""
-    from fisheye.checker.engines.direct_order import full_order
-
-    attempt = direct_star._Growing.attempt
-    compared = []
-
-    def checked(grow, ix, new, vs, budget, trail, base=None):
-        pairs = [tuple(p) for p in new.reshape(-1, 2).tolist()]
-        if base is not None:
-            scratch = full_order(ix, [*grow.edges, *pairs])
-            assert scratch is not None and scratch.clock == base.clock
-            compared.append(1)
-        chosen = grow.reasons.maps[-1]  # the pairs given are chosen orientations
-        assert all(chosen[p][0] == "choice" for p in pairs)
-        return attempt(grow, ix, new, vs, budget, trail, base)
-
-    monkeypatch.setattr(direct_star._Growing, "attempt", checked)
-    _all_consistent(model, 8, 8, (60, 60))
-    assert len(compared) >= 8
-
-
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(st.randoms(use_true_random=False), st.booleans(), st.booleans())
 def test_the_compiled_view_rules_derive_what_the_rules_say(rng: random.Random, from_read: bool,

@@ -345,8 +345,6 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     order = _lean(ix, E, order)
     views = [View(v.process, _lean(ix, v.edges, v.order), v.edges) for v in views]
     analyser = Analyser(ix, E, [v.edges for v in views], m.pairs, m.chains, order)
-    # each view's own root edges
-    own = {v.process: flat_pairs([e for e in v.edges if e not in E]) for v in views}
     reads = {v.process: Reads.of_view(ix, v.process, vs) for v in views}
     first: Conflict | None = None
     learned = 0
@@ -356,7 +354,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
         while solver.solve():
             model = phase.follow(solver, _model(solver, m))
             got = _check(ix, E, order, views, _orientation(m, model, rank), vs, edges, all_operations, budget,
-                         analyser, own, reads)
+                         analyser, reads)
             if isinstance(got, StarSolution):
                 return got
             clauses, conflict = got
@@ -574,28 +572,23 @@ class _Growing:
         # in it (in pairs), and the edges its saturation derived, with their reasons
         self.refused: tuple[Conflict, int, Edges] | None = None
 
-    def attempt(self, ix: Index, new: np.ndarray, vs: Mapping[int, int | None], budget: Budget, trail: Trail,
-                base: DOrder | None = None) -> Conflict | None:
+    def attempt(self, ix: Index, new: np.ndarray, vs: Mapping[int, int | None], budget: Budget, trail: Trail
+                ) -> Conflict | None:
         """Add the chosen orientations ``new`` (pairs, flat) and saturate; on a conflict,
-        undo and return it.  ``base``, when given, is ``closure(po ∪ self.edges ∪ new)``
-        already computed (an order the view was not saturated on: every read is visited
-        again)."""
+        undo and return it."""
         size = len(self.derived)
         self.refused = None
         # the chosen orientations are not recorded in the view's trail: premise paths of
         # a view read them from the star order's (a view respects the star order)
         budget.tick()
         at = len(self.order.pairs) // 2  # where ``new`` starts in the relations that follow
-        if base is None:
-            base = extend_or_conflict(ix, self.reasons, self.order, new)
-            if isinstance(base, Conflict):
-                if base.relation is not None:
-                    self.refused = base, at, {}
-                return base
-            if base is self.order:
-                at = -1  # every pair of ``new`` was implied: it is in no relation
-        else:
-            at = -1
+        base = extend_or_conflict(ix, self.reasons, self.order, new)
+        if isinstance(base, Conflict):
+            if base.relation is not None:
+                self.refused = base, at, {}
+            return base
+        if base is self.order:
+            at = -1  # every pair of ``new`` was implied: it is in no relation
         got = saturate_view(ix, self.reasons, self.process, vs, budget,  # type: ignore[arg-type]
                             initial=base, from_read=True, trail=trail, resume=True, reads=self.reads)
         if not isinstance(got, Conflict):
@@ -679,7 +672,7 @@ def _cycles_left(ix: Index, grow: _Growing, batch: _Batch, rows: np.ndarray, mar
 
 def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: _Orientation,
            vs: Mapping[int, int | None], edges: list[_Edge], all_operations: bool, budget: Budget,
-           analyser: Analyser, own: Mapping[int, np.ndarray], reads: Mapping[int, Reads]
+           analyser: Analyser, reads: Mapping[int, Reads]
            ) -> StarSolution | tuple[list[set[int]], Conflict]:
     """The saturated root with a full orientation ``chosen``: a solution, or the sets of
     literals of the conflicts found, and one of them as a certificate.
@@ -693,8 +686,12 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: _Orien
     only the first.  Before a view tries a batch again, the other cycles of the
     relation it refused are taken one by one (:func:`_cycles_left`: a breadth-first
     search each, where a retry costs a closure and a pass of the rules over the whole
-    history).  The orientation makes every ``M_pq`` total, so a view forces no new
-    star pair: each view is saturated on its own."""
+    history).  Each view starts from its root order with the batches the star order
+    accepted, less the orientations left out by the views before it (their conflicts
+    are known); its first attempt is a retry like the others, so the other cycles of
+    a relation it refuses are taken from the first.  The orientation makes every
+    ``M_pq`` total, so a view forces no new star pair: each view is saturated on its
+    own."""
     trail = Trail()
     out: list[set[int]] = []
     first: Conflict | None = None
@@ -723,16 +720,6 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: _Orien
             _drop(ix, batch, analyser.met, analyser.pairs)
     good: list[View] = []
     dropped: set[int] = set()  # left out of the later views too: their conflicts are known
-    # closure(E ∪ the orientation less the dropped literals ``based_on``): every view's
-    # order with the whole orientation extends it by the view's own root edges
-    common: DOrder | None = star
-    based_on: set[int] = set()
-    # the accepted orientation less the dropped literals: the rows of its pairs kept
-    whole = np.concatenate([b.pairs for b in accepted]) if accepted else np.empty((0, 2), np.int64)
-    row_of = accepted[0].row if len(accepted) == 1 else {
-        info[1]: i for i, info in enumerate(info for b in accepted for info in b.edges.values())}
-    keep = np.ones(len(whole), np.bool_)
-    kept_flat = whole.ravel()
     for v in views:
         grow = _Growing(v, chosen.edges, reads[v.process])
 
@@ -745,32 +732,18 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: _Orien
             if batch is not None:
                 _drop(ix, batch, analyser.met, analyser.pairs)
 
-        # the whole orientation at once first: one closure when the view has no conflict,
-        # and that closure extends the star order's (the view's own root edges are few)
-        if dropped != based_on:
-            budget.tick()
-            for lit in dropped - based_on:
-                if lit in row_of:
-                    keep[row_of[lit]] = False
-            based_on = set(dropped)
-            kept_flat = whole[keep].ravel()
-            common = extend_order(ix, order, kept_flat)
-        base = None if common is None else extend_order(ix, common, own[v.process])
-        c = grow.attempt(ix, kept_flat, vs, budget, trail, base)
-        if c is not None:
-            learn(c, None)
-            for took in accepted:
-                batch = took.again()
-                batch.leave_out(dropped)
-                while batch.any():
-                    rows = np.flatnonzero(batch.pending)
-                    mark = len(batch.taken)
-                    c = grow.attempt(ix, batch.pairs[rows].ravel(), vs, budget, trail)
-                    if c is None:
-                        break
-                    learn(c, batch)
-                    for more in _cycles_left(ix, grow, batch, rows, mark, c, budget):
-                        learn(more, batch)
+        for took in accepted:
+            batch = took.again()
+            batch.leave_out(dropped)
+            while batch.any():
+                rows = np.flatnonzero(batch.pending)
+                mark = len(batch.taken)
+                c = grow.attempt(ix, batch.pairs[rows].ravel(), vs, budget, trail)
+                if c is None:
+                    break
+                learn(c, batch)
+                for more in _cycles_left(ix, grow, batch, rows, mark, c, budget):
+                    learn(more, batch)
         good.append(View(v.process, grow.order, grow.edges))
     if out:
         out.extend(_implied(ix, star, good, edges, all_operations, analyser, trail))
