@@ -199,12 +199,13 @@ def update_views(ix: Index, views: list[View], added: Edges, vs: Mapping[int, in
                  from_read: bool = False, trail: Trail | None = None) -> list[View] | Conflict:
     """The views saturated on top of an order grown by ``added``, starting from views
     already saturated on the smaller order: every forced ordering stays forced (the
-    rules only fire more on a larger order), so each view resumes where it stopped."""
+    rules only fire more on a larger order), so each view resumes where it stopped.
+    Each view's edges are its own layered over ``added`` and the view's (not copied)."""
     if not added:
         return views
     out: list[View] = []
     for v in views:
-        edges = {**v.edges, **added}
+        edges: ChainMap[tuple[int, int], Info] = ChainMap({}, added, v.edges)  # type: ignore[arg-type]
         if trail is not None:
             trail.add(v.process, added)
         budget.tick()

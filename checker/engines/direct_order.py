@@ -120,7 +120,9 @@ class Trail:
             got = self._late[graphs] = size, late_adjacency(n, *flat)
         return got[1]
 
-    def add(self, graph: int, new: Mapping[tuple[int, int], Info]) -> None:
+    def add(self, graph: int, new: Mapping[tuple[int, int], Info], pairs: np.ndarray | None = None) -> None:
+        """Record the edges ``new`` born in ``graph`` now (``pairs``: the same edges as an
+        array of shape ``(k, 2)``, when the caller has it)."""
         t = self.stamp
         self.stamp += 1
         born = self.born.setdefault(graph, {})
@@ -130,7 +132,7 @@ class Trail:
         src, dst, stamps = cols
         fresh = [e for e in new if e not in born] if born else list(new)
         born.update(zip(fresh, zip(repeat(t), map(new.__getitem__, fresh)), strict=True))
-        flat = flat_pairs(fresh)
+        flat = pairs.ravel() if pairs is not None and len(fresh) == len(pairs) else flat_pairs(fresh)
         src.frombytes(flat[0::2].tobytes())
         dst.frombytes(flat[1::2].tobytes())
         stamps.frombytes(np.full(len(fresh), t, np.int64).tobytes())

@@ -261,7 +261,7 @@ def _orientation(m: _Merges, model: list[int], rank: np.ndarray) -> _Orientation
     order of the guessed time ``rank`` of their later end (rows in order for a tie)."""
     if not m.count:
         return _Orientation({}, np.empty((0, 2), np.int64))
-    false = np.asarray(model[:m.count]) < 0
+    false = np.fromiter(model, np.int64, m.count) < 0
     start = m.row_start[:-1]
     first = start + np.add.reduceat(false, start)  # the first true pair (the end: none)
     # per row its two edges, in this order, and which of them it has
@@ -410,7 +410,7 @@ class _Phase:
         from .closure_kernel import guided_order
 
         ix = self.ix
-        true = np.asarray(model[:self.m.count]) > 0
+        true = np.fromiter(model, np.int64, self.m.count) > 0
         off = np.flatnonzero(true != self._ahead())
         if not len(off):
             return model
@@ -699,7 +699,7 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: _Orien
     star, star_edges = order, dict(E)
     for batch in _chunks(chosen, ix.n):
         chunk = batch.edges
-        trail.add(STAR, chunk)  # a retry holds part of the batch, recorded already
+        trail.add(STAR, chunk, batch.pairs)  # a retry holds part of the batch, recorded already
         while batch.any():
             budget.tick()
             flat = batch.flat()
