@@ -57,6 +57,9 @@ class View:
     process: int
     order: DOrder
     edges: Mapping[tuple[int, int], Info]
+    # the from-read answers of the rules' last pass on ``order`` (:func:`saturate_reads`),
+    # for a later saturation on an order grown from it to pass over what grew only
+    answers: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -80,7 +83,8 @@ class Reads:
 
 def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | None], budget: Budget,
                   initial: DOrder | None = None, from_read: bool = False, trail: Trail | None = None,
-                  resume: bool = False, reads: Reads | None = None) -> View | Conflict:
+                  resume: bool = False, reads: Reads | None = None, last: View | None = None
+                  ) -> View | Conflict:
     """Saturate ``closure(po ∪ edges)`` with the forced orderings of the view of
     process ``proc``.  ``initial``, when given, is that closure already computed.
     ``from_read`` adds the (sound, not needed for completeness) rules: a write ``w'`` to
@@ -90,21 +94,35 @@ def saturate_view(ix: Index, edges: Edges, proc: int, vs: Mapping[int, int | Non
     pairs.  ``trail`` records the batches of forced orderings (conflict analysis).
     ``resume``: ``edges`` is the caller's own dict, grown in place (the caller undoes
     the growth on a conflict).  ``reads``: ``Reads.of_view(ix, proc, vs)``, when the
-    caller keeps it."""
+    caller keeps it.  ``last``: the view saturated (with the same ``from_read``) on an
+    order that ``initial`` extends: the first pass of the rules then visits only what
+    the extension may change (:func:`saturate_reads`), when the extension says which
+    rows grew."""
     E: Edges = edges if resume else dict(edges)
     if initial is None:
         initial = _closed_or_conflict(ix, E, budget)
         if isinstance(initial, Conflict):
             return initial
     reads = Reads.of_view(ix, proc, vs) if reads is None else reads
+    grown = None if last is None or last.answers is None else initial.raised_since(last.order)
+    answers = _answers(ix, reads, from_read) if grown is None else last.answers.copy()  # type: ignore[union-attr]
     got = saturate_reads(ix, E, initial, reads, vs, f"S_{ix.procs[proc]}", budget, from_read=from_read,
-                         initial=from_read, trail=trail, graph=proc)
-    return got if isinstance(got, Conflict) else View(proc, got, E)
+                         initial=from_read, trail=trail, graph=proc, raised=grown, answers=answers)
+    return got if isinstance(got, Conflict) else View(proc, got, E, answers if from_read else None)
+
+
+def _answers(ix: Index, reads: Reads, from_read: bool) -> np.ndarray:
+    """The from-read answers of :func:`.closure_kernel.view_rules` before any pass: per
+    read and writer of its register, the from-read rule's write, not computed yet."""
+    from .closure_kernel import NO_ANSWERS, UNKNOWN
+
+    return np.full((len(reads.uids), ix.writers_per_register), UNKNOWN, np.int64) if from_read else NO_ANSWERS
 
 
 def saturate_reads(ix: Index, E: Edges, order: DOrder, reads: Sequence[int] | Reads,
                    sources: Mapping[int, int | None], name: str, budget: Budget, *, from_read: bool,
-                   initial: bool = False, trail: Trail | None = None, graph: int = 0) -> DOrder | Conflict:
+                   initial: bool = False, trail: Trail | None = None, graph: int = 0,
+                   raised: np.ndarray | None = None, answers: np.ndarray | None = None) -> DOrder | Conflict:
     """The saturation loop of one sequence ``name`` (a view ``S_i``, or sc's ``S``) on
     the closure ``order`` of ``E``, over ``reads`` returning the values of
     ``sources`` (or as :class:`Reads` already): each pass of the rules is compiled
@@ -112,23 +130,26 @@ def saturate_reads(ix: Index, E: Edges, order: DOrder, reads: Sequence[int] | Re
     value), the orderings it derives are added to ``E`` (in place) as one batch,
     recorded in ``trail`` under ``graph``, and the order closed again, until a pass
     derives nothing.  A pass after a closure extended row by row visits only the reads
-    whose premises the rows that grew may change (``view_rules``' pass since the last)."""
+    whose premises the rows that grew may change (``view_rules``' pass since the last).
+    ``raised`` and ``answers``, when given: ``order`` is an extension, by the rows
+    ``raised``, of an order on which a pass of the same rules derived nothing and left
+    ``answers`` (the from-read rule's writes, updated here in place), so the first pass
+    is one since that pass too."""
     from .closure_kernel import (  # numba: loaded when first needed
         EVERY_ROW,
         FORCED,
         INITIAL,
         LEGALITY,
-        NO_ANSWERS,
-        UNKNOWN,
         VIEW,
         view_rules,
     )
 
     given = reads if isinstance(reads, Reads) else Reads.of(reads, sources)
     rs, src = given.uids, given.sources
-    raised = EVERY_ROW
-    # per read and writer of its register, the from-read rule's write (view_rules)
-    answers = np.full((len(rs), ix.writers_per_register), UNKNOWN, np.int64) if from_read else NO_ANSWERS
+    if raised is None or answers is None:
+        raised = EVERY_ROW
+    if answers is None:
+        answers = _answers(ix, given, from_read)
     while True:
         rows, m = view_rules(order.array, rs, src, ix.reg_array, ix.proc_array, ix.idx_array,
                              *ix.writer_arrays, from_read, initial, raised, answers)
@@ -213,7 +234,7 @@ def update_views(ix: Index, views: list[View], added: Edges, vs: Mapping[int, in
         if base is None:
             return conflict_of(ix, edges)
         got = saturate_view(ix, edges, v.process, vs, budget, initial=base, from_read=from_read, trail=trail,
-                            resume=True)
+                            resume=True, last=v)
         if isinstance(got, Conflict):
             return got
         out.append(got)
