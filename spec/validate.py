@@ -91,6 +91,7 @@ def permutation_problems(history: History, seq: Sequence[int], expected: Collect
     """The sequence holds the operations whose uids are ``expected``, each once, and
     (``exact``) no other."""
     n = len(history.ops)
+    # every element a uid (an int in range): tested at C speed, the unknown ones listed only if not
     if not (all(map(isinstance, seq, repeat(int))) and (not seq or (min(seq) >= 0 and max(seq) < n))):
         bad = [u for u in seq if not (isinstance(u, int) and 0 <= u < n)]
         return [f"{name} names unknown operations {bad[:5]}"]
