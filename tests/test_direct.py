@@ -752,3 +752,21 @@ def test_a_shortcut_that_runs_out_of_budget_leaves_the_search_to_decide(monkeypa
     assert not h.differentiated and h.timed is timed
     res = check(h, "sc", engine="direct")
     assert res.verdict is Verdict.CONSISTENT, res.message
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.dictionaries(st.tuples(st.integers(0, 5), st.integers(0, 5)), st.integers(0, 3),
+                                max_size=6), min_size=1, max_size=4), st.booleans())
+def test_flat_edges_gives_what_the_layers_give(layers: list[dict], nested: bool) -> None:
+    """``direct_order.flat_edges``: a ChainMap of edge layers (nested or not) as one dict
+    with the same keys in the same order and the reason each lookup gives."""
+    from collections import ChainMap
+
+    from fisheye.checker.engines.direct_order import flat_edges
+
+    chain = ChainMap(*layers)
+    if nested and len(layers) > 1:
+        chain = ChainMap(layers[0], ChainMap(*layers[1:]))
+    got = flat_edges(chain)
+    assert type(got) is dict and list(got.items()) == list(dict(chain).items())
+    assert flat_edges(layers[0]) is layers[0]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from array import array
-from collections import deque
+from collections import ChainMap, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, repeat
@@ -335,6 +335,20 @@ class DOrder:
 
 Pairs = Iterable[tuple[int, int]] | np.ndarray
 """Pairs of uids: an iterable of pairs, or already flat (``a0, b0, a1, b1, ...``)."""
+
+
+def flat_edges(edges: Mapping[tuple[int, int], Info]) -> Edges:
+    """``edges`` as one dict, in the order and with the reasons a lookup in it gives: a
+    :class:`~collections.ChainMap` (nested or not) merged map by map, the last first
+    (a saturation layers the edges it derives over those it starts from; iterating
+    the layers on every lookup, or over every key, would cost more than merging once);
+    a dict is returned as it is."""
+    if not isinstance(edges, ChainMap):
+        return edges if isinstance(edges, dict) else dict(edges)
+    out: Edges = {}
+    for layer in reversed(edges.maps):
+        out.update(flat_edges(layer))
+    return out
 
 
 def flat_pairs(edges: Pairs) -> np.ndarray:

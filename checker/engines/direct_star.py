@@ -64,6 +64,7 @@ from .direct_order import (
     cycle_reasons,
     extend_or_conflict,
     extend_order,
+    flat_edges,
     flat_pairs,
     full_order,
     redundant,
@@ -343,7 +344,8 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     # the root's closures again, without the pairs they imply anyway: every closure of
     # the search extends one of them and re-reads its generating pairs
     order = _lean(ix, E, order)
-    views = [View(v.process, _lean(ix, v.edges, v.order), v.edges) for v in views]
+    views = [View(v.process, _lean(ix, flat, v.order), flat)
+             for v, flat in ((v, flat_edges(v.edges)) for v in views)]
     analyser = Analyser(ix, E, [v.edges for v in views], m.pairs, m.chains, order)
     reads = {v.process: Reads.of_view(ix, v.process, vs) for v in views}
     first: Conflict | None = None
