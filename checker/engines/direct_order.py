@@ -196,6 +196,7 @@ class Index:
         tick = (lambda: None) if budget is None else (lambda: budget.tick(0))
         self.h = history
         self.labels = labels
+        self._label: dict[int, str] = {}
         ops = history.ops
         self.n = len(ops)
         self.procs = history.processes
@@ -276,7 +277,14 @@ class Index:
             self.cands[r] = c
 
     def label(self, u: int) -> str:
-        return self.h.ops[u].label() if self.labels is None else self.labels[u]
+        """How certificates name the operation ``u`` (each label formatted once: a
+        search explains thousands of cycles through the same operations)."""
+        if self.labels is not None:
+            return self.labels[u]
+        got = self._label.get(u)
+        if got is None:
+            got = self._label[u] = self.h.ops[u].label()
+        return got
 
     def uid(self, k: int, i: int) -> int:
         return self.base[k] + i
