@@ -96,11 +96,13 @@ class Trail:
     back.  Every batch of edges gets the next stamp; an edge keeps its first stamp and
     reason.  A batch is computed from the closure of the edges of smaller stamps."""
 
-    __slots__ = ("stamp", "born", "_cols", "_late")
+    __slots__ = ("stamp", "born", "_kept", "_cols", "_late")
 
     def __init__(self) -> None:
         self.stamp = 0
         self.born: dict[int, dict[tuple[int, int], tuple[int, Info]]] = {}
+        # per graph, large batches of new edges kept as given, with their stamp
+        self._kept: dict[int, list[tuple[int, Mapping[tuple[int, int], Info]]]] = {}
         # per graph, the same edges as three growing columns (source, target, stamp)
         self._cols: dict[int, tuple[array, array, array]] = {}
         self._late: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[np.ndarray, ...]]] = {}
@@ -122,21 +124,44 @@ class Trail:
 
     def add(self, graph: int, new: Mapping[tuple[int, int], Info], pairs: np.ndarray | None = None) -> None:
         """Record the edges ``new`` born in ``graph`` now (``pairs``: the same edges as an
-        array of shape ``(k, 2)``, when the caller has it)."""
+        array of shape ``(k, 2)``, when the caller has it).  A batch of :data:`KEPT_FROM`
+        edges or more, all new, is kept as given (not copied: the caller leaves it as it is)."""
         t = self.stamp
         self.stamp += 1
         born = self.born.setdefault(graph, {})
+        kept = self._kept.setdefault(graph, [])
         cols = self._cols.get(graph)
         if cols is None:
             cols = self._cols[graph] = (array("q"), array("q"), array("q"))
         src, dst, stamps = cols
-        fresh = [e for e in new if e not in born] if born else list(new)
-        born.update(zip(fresh, zip(repeat(t), map(new.__getitem__, fresh)), strict=True))
+        if born or kept:
+            fresh = [e for e in new if e not in born and not any(e in m for _, m in kept)]
+        else:
+            fresh = list(new)
+        if len(fresh) >= KEPT_FROM and len(fresh) == len(new):
+            kept.append((t, new))
+        else:
+            born.update(zip(fresh, zip(repeat(t), map(new.__getitem__, fresh)), strict=True))
         flat = pairs.ravel() if pairs is not None and len(fresh) == len(pairs) else flat_pairs(fresh)
         src.frombytes(flat[0::2].tobytes())
         dst.frombytes(flat[1::2].tobytes())
         stamps.frombytes(np.full(len(fresh), t, np.int64).tobytes())
 
+
+    def record(self, graph: int, a: int, b: int) -> tuple[int, Info] | None:
+        """The stamp and reason of the edge ``a -> b`` of ``graph`` (None: not recorded)."""
+        got = self.born.get(graph, {}).get((a, b))
+        if got is None:
+            for t, batch in self._kept.get(graph, ()):
+                info = batch.get((a, b))
+                if info is not None:
+                    return t, info
+        return got
+
+
+KEPT_FROM = 4096
+"""Fewest edges of a batch that :meth:`Trail.add` keeps as given (a star search's
+orientation: 90,000 edges per check on 100,000 operations) rather than copies."""
 
 _NO_COLUMNS = (array("q"), array("q"), array("q"))
 

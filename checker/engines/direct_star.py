@@ -346,7 +346,7 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     order = _lean(ix, E, order)
     views = [View(v.process, _lean(ix, flat, v.order), flat)
              for v, flat in ((v, flat_edges(v.edges)) for v in views)]
-    analyser = Analyser(ix, E, [v.edges for v in views], m.pairs, m.chains, order)
+    analyser = Analyser(ix, E, [v.edges for v in views], m.pairs, m.chains, order, [v.order for v in views])
     reads = {v.process: Reads.of_view(ix, v.process, vs) for v in views}
     first: Conflict | None = None
     learned = 0
@@ -698,7 +698,8 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: _Orien
     out: list[set[int]] = []
     first: Conflict | None = None
     accepted: list[_Batch] = []  # per batch, the orientations the star order took
-    star, star_edges = order, dict(E)
+    # the star order and its edges: the root's, then each batch accepted (layered, not copied)
+    star, star_edges = order, ChainMap(E)
     for batch in _chunks(chosen, ix.n):
         chunk = batch.edges
         trail.add(STAR, chunk, batch.pairs)  # a retry holds part of the batch, recorded already
@@ -714,7 +715,7 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: _Orien
                     took = {e: info for (e, info), keep in zip(chunk.items(), batch.pending.tolist(),
                                                                strict=True) if keep}
                     accepted.append(_Batch(took, flat.reshape(-1, 2)))
-                star_edges.update(accepted[-1].edges)
+                star_edges = star_edges.new_child(accepted[-1].edges)
                 break
             c = got
             first = first or Conflict(c.reasons)
@@ -753,7 +754,7 @@ def _check(ix: Index, E: Edges, order: DOrder, views: list[View], chosen: _Orien
         return out, first
     forced = _forced_star(ix, star, good, edges, all_operations)
     if not forced:
-        return _solution(ix, star_edges, star, good)
+        return _solution(ix, flat_edges(star_edges), star, good)
     by_view = {f"S_{ix.procs[v.process]}": v.process for v in good}
     for (a, b), info in forced.items():
         out.append(analyser.contradiction(by_view[info[1]], a, b, trail))
