@@ -588,7 +588,8 @@ def test_the_cycles_after_removals_are_those_of_a_fresh_search(rng: random.Rando
     bit by bit and resuming Kahn's algorithm, finds after each step the cycle that
     ``cycle_through`` finds on the relation less every pair taken out so far, with
     the same pairs to start from (skipping those an earlier step found with no way
-    back)."""
+    back, and searching within the strongly connected components of the first
+    relation only)."""
     import numpy as np
 
     from fisheye.checker.engines.closure_kernel import cycle_after_removal, cycle_search, cycle_through
@@ -606,8 +607,8 @@ def test_the_cycles_after_removals_are_those_of_a_fresh_search(rng: random.Rando
     last = rng.randrange(len(pairs))  # the pairs searched from: pairs[last:]
     for search, after in ((cycle_search, cycle_after_removal),
                           (cycle_search.py_func, cycle_after_removal.py_func)):
-        start, adj, indeg, po_next, slot = search(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array,
-                                                  flat)
+        start, adj, indeg, po_next, slot, component = search(ix.n, ix.P, ix.proc_array, ix.idx_array,
+                                                             ix.po_next_array, flat)
         assert adj[slot].tolist() == pairs[:, 1].tolist()  # each pair's place in the adjacency
         keep = np.ones(len(pairs), np.bool_)
         alive = keep.copy()
@@ -620,10 +621,40 @@ def test_the_cycles_after_removals_are_those_of_a_fresh_search(rng: random.Rando
             new_ids = last + np.flatnonzero(keep[last:])
             new = pairs[new_ids]
             got = after(ix.n, start, adj, indeg, po_next, pairs[gone, 0].copy(), slot[gone],
-                        new[:, 0].copy(), new[:, 1].copy(), new_ids, *space)
+                        new[:, 0].copy(), new[:, 1].copy(), new_ids, *space, component)
             fresh = cycle_through(ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array,
                                   pairs[keep].ravel(), new[:, 0].copy(), new[:, 1].copy())
             assert got.tolist() == fresh.tolist()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.randoms(use_true_random=False))
+def test_the_components_are_the_strongly_connected_ones_of_what_kahn_left(rng: random.Random) -> None:
+    """``closure_kernel.components`` (compiled and Python) against networkx: two
+    operations Kahn's algorithm left share a number exactly when they lie in one
+    strongly connected component of the relation among those operations; an operation
+    placed has none."""
+    import networkx as nx
+
+    from fisheye.checker.engines.closure_kernel import components, cycle_search
+    from fisheye.checker.engines.direct_order import Index, flat_pairs
+
+    h = sc_history(rng, rng.randint(1, 5), rng.randint(2, 16), 2)
+    ix = Index(h)
+    n = len(h.ops)
+    listed = [(rng.randrange(n), rng.randrange(n)) for _ in range(rng.randint(1, 2 * n))]
+    flat = flat_pairs(listed)
+    start, adj, indeg, po_next, _, component = cycle_search(ix.n, ix.P, ix.proc_array, ix.idx_array,
+                                                            ix.po_next_array, flat)
+    assert components.py_func(n + 1, start, adj, po_next, indeg).tolist() == component.tolist()
+    left = [u for u in range(n) if indeg[u] > 0]
+    g = nx.DiGraph()
+    g.add_nodes_from(left)
+    g.add_edges_from((a, b) for a, b in [*listed, *((u, u + 1) for u in range(n - 1) if ix.po_next[u])]
+                     if a in g and b in g)
+    want = {u: i for i, c in enumerate(nx.strongly_connected_components(g)) for u in c}
+    assert all(component[u] == -1 for u in range(n) if indeg[u] <= 0)
+    assert all((component[u] == component[v]) == (want[u] == want[v]) for u in left for v in left)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)

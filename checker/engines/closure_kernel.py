@@ -148,11 +148,11 @@ def closure(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.n
 
 
 @_kernel("int64[:](int64, int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:], int64[:], int64[:], "
-         "int64[:], int64[:], int64[:], boolean[:])")
+         "int64[:], int64[:], int64[:], boolean[:], int64[:])")
 def _cycle_through_new(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.ndarray, indeg: np.ndarray,
                        new_src: np.ndarray, new_dst: np.ndarray, new_ids: np.ndarray, seen: np.ndarray,
-                       parent: np.ndarray, queue: np.ndarray, stamp: np.ndarray, hopeless: np.ndarray
-                       ) -> np.ndarray:
+                       parent: np.ndarray, queue: np.ndarray, stamp: np.ndarray, hopeless: np.ndarray,
+                       component: np.ndarray) -> np.ndarray:
     """Among the operations Kahn's algorithm left (``indeg > 0``), the cycle of
     :func:`cycle_through`: a breadth-first search from the end of each new pair, in the
     order given, until one reaches back to its start; else :func:`_cycle`.  ``seen``
@@ -162,13 +162,23 @@ def _cycle_through_new(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.n
     unless empty: per pair id (``new_ids[i]`` for the ``i``-th new pair), whether a
     try of an earlier call on the same relation, less pairs taken out since, found no
     way back; it finds none now either (taking pairs out only removes paths), so it is
-    skipped, and a try that finds none is marked."""
+    skipped, and a try that finds none is marked.  ``component``, unless empty: per
+    operation its strongly connected component in a relation that held every pair of
+    this one (:func:`components`): a cycle lies in one, so a new pair across two is
+    skipped (and marked), and a search stays in its pair's (the same searches, less
+    what they could not use: every path from the end of a pair back to its start lies
+    in their component, and so does every operation that reaches one of them first)."""
     marks = hopeless.shape[0] > 0
+    within = component.shape[0] > 0
     first = stamp[0]
     stamp[0] += new_src.shape[0]
     for i in range(new_src.shape[0]):
         a, b = new_src[i], new_dst[i]
         if indeg[a] <= 0 or indeg[b] <= 0 or (marks and hopeless[new_ids[i]]):
+            continue
+        if within and component[a] != component[b]:
+            if marks:
+                hopeless[new_ids[i]] = True
             continue
         tag = first + i
         head, tail = 0, 1
@@ -181,7 +191,7 @@ def _cycle_through_new(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.n
             last = start[x + 1] + (1 if po_next[x] else 0)
             for j in range(start[x], last):
                 y = adj[j] if j < start[x + 1] else x + 1
-                if indeg[y] <= 0 or seen[y] == tag:
+                if indeg[y] <= 0 or seen[y] == tag or (within and component[y] != component[a]):
                     continue
                 seen[y] = tag
                 parent[y] = x
@@ -214,7 +224,7 @@ def _cycle_through_once(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.
     """:func:`_cycle_through_new` with fresh work space, nothing marked."""
     return _cycle_through_new(n, start, adj, po_next, indeg, new_src, new_dst, np.empty(0, np.int64),
                               np.full(n, -1, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
-                              np.zeros(1, np.int64), np.empty(0, np.bool_))
+                              np.zeros(1, np.int64), np.empty(0, np.bool_), np.empty(0, np.int64))
 
 
 @_kernel("int64[:](int64, int64, int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:])")
@@ -231,16 +241,83 @@ def cycle_through(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next
     return _cycle_through_once(n, start, adj, po_next, indeg, new_src, new_dst)
 
 
-@_kernel("Tuple((int64[:], int64[:], int64[:], boolean[:], int64[:]))"
+@_kernel("int64[:](int64, int64[:], int64[:], boolean[:], int64[:])")
+def components(n: int, start: np.ndarray, adj: np.ndarray, po_next: np.ndarray, indeg: np.ndarray
+               ) -> np.ndarray:
+    """The strongly connected components of the operations Kahn's algorithm left
+    (``indeg > 0``) and the pairs and process order among them: per operation its
+    component's number, -1 for an operation placed (Tarjan's algorithm, iterative,
+    successors in order)."""
+    order = np.full(n, -1, np.int64)  # when the search first reached each operation
+    low = np.zeros(n, np.int64)
+    component = np.full(n, -1, np.int64)
+    held = np.zeros(n, np.bool_)  # on Tarjan's stack
+    stack = np.empty(n, np.int64)
+    path = np.empty(n, np.int64)  # the depth-first path, and per entry its next successor slot
+    slot = np.empty(n, np.int64)
+    top = 0
+    count = 0
+    found = 0
+    for s in range(n):
+        if indeg[s] <= 0 or order[s] >= 0:
+            continue
+        depth = 1
+        path[0] = s
+        slot[0] = start[s]
+        order[s] = low[s] = count
+        count += 1
+        stack[top] = s
+        top += 1
+        held[s] = True
+        while depth:
+            u = path[depth - 1]
+            last = start[u + 1] + (1 if po_next[u] else 0)
+            j = slot[depth - 1]
+            if j < last:
+                slot[depth - 1] = j + 1
+                v = adj[j] if j < start[u + 1] else u + 1
+                if indeg[v] <= 0:
+                    continue
+                if order[v] < 0:
+                    order[v] = low[v] = count
+                    count += 1
+                    stack[top] = v
+                    top += 1
+                    held[v] = True
+                    path[depth] = v
+                    slot[depth] = start[v]
+                    depth += 1
+                elif held[v] and order[v] < low[u]:
+                    low[u] = order[v]
+            else:
+                if low[u] == order[u]:
+                    while True:
+                        top -= 1
+                        w = stack[top]
+                        held[w] = False
+                        component[w] = found
+                        if w == u:
+                            break
+                    found += 1
+                depth -= 1
+                if depth and low[u] < low[path[depth - 1]]:
+                    low[path[depth - 1]] = low[u]
+    return component
+
+
+@_kernel("Tuple((int64[:], int64[:], int64[:], boolean[:], int64[:], int64[:]))"
          "(int64, int64, int64[:], int64[:], boolean[:], int64[:])")
 def cycle_search(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next: np.ndarray,
-                 flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                 flat: np.ndarray) -> tuple[np.ndarray, ...]:
     """The state of a search for the cycles of ``po ∪ pairs`` (``flat``) as pairs are
-    taken out (:func:`cycle_after_removal`): ``(start, adj, indeg, po_next, slot)``
+    taken out (:func:`cycle_after_removal`): ``(start, adj, indeg, po_next, slot,
+    component)``
     over ``n + 1`` operations, the last a placeholder that no pair leaves and nothing
     reaches (a pair taken out points to it: its ``indeg`` stays 0, so every search
     skips it); ``indeg`` as :func:`_kahn` leaves it (Kahn's algorithm without clocks);
-    ``slot``: each pair's place in ``adj`` (:func:`adjacency` fills them in order)."""
+    ``slot``: each pair's place in ``adj`` (:func:`adjacency` fills them in order);
+    ``component``: the strongly connected components of what Kahn's algorithm left
+    (:func:`components`)."""
     start, adj = adjacency(n + 1, flat)
     ext = np.zeros(n + 1, np.bool_)
     ext[:n] = po_next
@@ -252,15 +329,15 @@ def cycle_search(n: int, width: int, proc: np.ndarray, idx: np.ndarray, po_next:
         a = flat[2 * e]
         slot[e] = fill[a]
         fill[a] += 1
-    return start, adj, indeg, ext, slot
+    return start, adj, indeg, ext, slot, components(n + 1, start, adj, ext, indeg)
 
 
 @_kernel("int64[:](int64, int64[:], int64[:], int64[:], boolean[:], int64[:], int64[:], int64[:], int64[:], "
-         "int64[:], int64[:], int64[:], int64[:], int64[:], boolean[:])")
+         "int64[:], int64[:], int64[:], int64[:], int64[:], boolean[:], int64[:])")
 def cycle_after_removal(n: int, start: np.ndarray, adj: np.ndarray, indeg: np.ndarray, po_next: np.ndarray,
                         src: np.ndarray, slots: np.ndarray, new_src: np.ndarray, new_dst: np.ndarray,
                         new_ids: np.ndarray, seen: np.ndarray, parent: np.ndarray, queue: np.ndarray,
-                        stamp: np.ndarray, hopeless: np.ndarray) -> np.ndarray:
+                        stamp: np.ndarray, hopeless: np.ndarray, component: np.ndarray) -> np.ndarray:
     """:func:`cycle_through` of the relation of :func:`cycle_search` less the pairs
     taken out so far, after taking out the pairs at the adjacency ``slots`` (sources
     ``src``): the state (``adj``, ``indeg``) is updated in place, and Kahn's algorithm
@@ -273,7 +350,9 @@ def cycle_after_removal(n: int, start: np.ndarray, adj: np.ndarray, indeg: np.nd
     :func:`cycle_through`'s on the relation less those pairs.  ``new_ids`` to
     ``hopeless``: :func:`_cycle_through_new`'s ids of the new pairs, work space (``n +
     1`` entries each, ``seen`` all -1 and ``stamp`` 0 at the first call) and marks,
-    kept by the caller from one call to the next on the same state."""
+    kept by the caller from one call to the next on the same state; ``component``:
+    :func:`cycle_search`'s (pairs taken out only split components: they still bound
+    every cycle)."""
     hole = n  # the placeholder of :func:`cycle_search`
     stack = queue  # free until the breadth-first searches
     top = 0
@@ -307,7 +386,7 @@ def cycle_after_removal(n: int, start: np.ndarray, adj: np.ndarray, indeg: np.nd
                 stack[top] = v
                 top += 1
     return _cycle_through_new(n + 1, start, adj, po_next, indeg, new_src, new_dst, new_ids, seen, parent,
-                              queue, stamp, hopeless)
+                              queue, stamp, hopeless, component)
 
 
 @_kernel("int64(int64[:, :], int64[:], int64[:], int64[:], int64[:])")

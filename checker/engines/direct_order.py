@@ -194,7 +194,7 @@ class CycleSearch:
         from .closure_kernel import cycle_search
 
         self.n = ix.n
-        self.start, self.adj, self.indeg, self.po_next, self.slot = cycle_search(
+        self.start, self.adj, self.indeg, self.po_next, self.slot, self.component = cycle_search(
             ix.n, ix.P, ix.proc_array, ix.idx_array, ix.po_next_array, flat)
         self.space = (np.full(ix.n + 1, -1, np.int64), np.empty(ix.n + 1, np.int64),
                       np.empty(ix.n + 1, np.int64), np.zeros(1, np.int64), np.zeros(len(flat) // 2, np.bool_))
@@ -208,7 +208,8 @@ class CycleSearch:
         from .closure_kernel import cycle_after_removal
 
         return cycle_after_removal(self.n, self.start, self.adj, self.indeg, self.po_next, gone_src,
-                                   self.slot[gone], new[:, 0].copy(), new[:, 1].copy(), new_ids, *self.space)
+                                   self.slot[gone], new[:, 0].copy(), new[:, 1].copy(), new_ids, *self.space,
+                                   self.component)
 
 
 class Index:
