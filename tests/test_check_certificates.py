@@ -77,6 +77,18 @@ def test_max_steps_runs_out_with_unknown_and_says_how_to_raise_it(run_cli):
     assert raised.status == 1
 
 
+@pytest.mark.parametrize("model", ["cc", "fisheye-2014"])
+def test_max_steps_ends_the_check_under_auto_too(run_cli, model):
+    """With ``--max-steps``, ``auto`` does not go on to Z3 when the direct engine's
+    budget runs out (Z3 has no step budget: on a large history it would run unbounded)."""
+    fig4 = Path(__file__).parent.parent / "examples" / "fig4.json"
+    r = run_cli("check", fig4, "--model", model, "--max-steps", "1")
+    assert r.status == 3 and "engine direct" in r.out and "search budget of 1 nodes" in r.out
+    assert "z3" not in r.out + r.err
+    unbounded = run_cli("check", fig4, "--model", model, "--engine", "auto")
+    assert unbounded.status in (0, 1) and "engine direct" in unbounded.out
+
+
 @pytest.mark.parametrize("value", ["0", "-3"])
 def test_max_steps_must_be_positive(run_cli, value):
     r = run_cli("check", ETCD_VIOLATION, "--model", "lin", "--max-steps", value)

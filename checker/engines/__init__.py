@@ -10,7 +10,8 @@ check: every engine tried and the validation of the witness.
 
 ``auto`` runs the direct engine and, when it gives up (*unknown*: a budget ran out),
 the Z3 engine with what is left of ``timeout``; the answer of the last engine tried is
-returned, its message naming what the first one gave up on.
+returned, its message naming what the first one gave up on.  A step budget given by the
+caller (``max_steps``) ends the check where it runs out: no engine goes on past it.
 """
 
 from __future__ import annotations
@@ -153,6 +154,8 @@ def check(history: History, model: Model | str, graph: ProximityGraph | None = N
         if result.verdict is not Verdict.UNKNOWN:
             break
         gave_up.append((name, result.message))
+        if max_steps is not None:
+            break  # the caller's step budget ran out (or the time): no engine runs past it
     assert result is not None
     if result.verdict is Verdict.CONSISTENT and validate_witness:
         if result.witness is None:
