@@ -333,24 +333,33 @@ def solve_star(ix: Index, graph: ProximityGraph, hb_edges: Edges, vs: Mapping[in
     if propagate_only or isinstance(root, Conflict):
         return root if isinstance(root, Conflict) else None
     order, E, views = root
+    # the set-up below computes no closure of the search but takes about a second on
+    # 100,000 operations: the deadline is looked at between its steps (tick(0))
     m = _merges(ix, order, edges, all_operations)
     if not m.count:
         return _solution(ix, E, order, views)
     from pysat.solvers import Solver
 
+    budget.tick(0)
     guess = _guess(ix, order, views)
     rank = np.empty(ix.n, np.int64)  # each operation's place in the guess
     rank[guess] = np.arange(ix.n)
     # the root's closures again, without the pairs they imply anyway: every closure of
     # the search extends one of them and re-reads its generating pairs
     order = _lean(ix, E, order)
-    views = [View(v.process, _lean(ix, flat, v.order), flat)
-             for v, flat in ((v, flat_edges(v.edges)) for v in views)]
+    lean: list[View] = []
+    for v in views:
+        budget.tick(0)
+        flat = flat_edges(v.edges)
+        lean.append(View(v.process, _lean(ix, flat, v.order), flat))
+    views = lean
     analyser = Analyser(ix, E, [v.edges for v in views], m.pairs, m.chains, order, [v.order for v in views])
     reads = {v.process: Reads.of_view(ix, v.process, vs) for v in views}
     first: Conflict | None = None
     learned = 0
+    budget.tick(0)
     with paused_gc(), Solver(name="glucose4", bootstrap_with=m.clauses) as solver:
+        budget.tick(0)
         phase = _Phase(ix, m, order, rank)
         solver.set_phases(phase.literals())
         while solver.solve():
